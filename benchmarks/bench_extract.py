@@ -1,0 +1,148 @@
+"""Page-reading cost: the visit pipeline minus network vs bare readability-lxml.
+
+Builds a ~1 MB realistic article page in memory (head with scripts and styles, navigation,
+sidebar, an article of paragraphs with links, lists, tables and code, comments, footer) and
+prints the median time of
+
+- readability: ``readability.Document(html).summary()`` on the decoded page;
+- pipeline: ``decode`` + ``classify`` + ``html_to_markdown`` + ``clean_observation``, what a
+  visit does to a fetched body before extraction.
+
+Goal: pipeline / readability <= 1.5. Run: ``.venv/bin/python benchmarks/bench_extract.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+WORDS = (
+    "the research model page result evidence source network data analysis figure table "
+    "study report value growth energy climate policy market system method sample test "
+    "according to which however although therefore because between during against "
+    "population measurement average increase decrease annual percent estimate survey"
+).split()
+
+
+def _sentence(rng: random.Random, n: int = 18) -> str:
+    words = [rng.choice(WORDS) for _ in range(n)]
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
+
+
+def make_article(target_bytes: int = 1_000_000, seed: int = 7) -> str:
+    """A realistic article page of about ``target_bytes`` bytes of HTML."""
+    rng = random.Random(seed)
+    head = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>Global energy use in 2024: a long read — Example News</title>",
+        "<meta property='og:title' content='Global energy use in 2024: a long read'>",
+        "<style>" + "body{font:16px/1.5 sans-serif}.nav a{color:#06c}" * 200 + "</style>",
+        "<script>" + "window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}" * 200 + "</script>",
+        "</head><body><header class='site-header'><nav class='nav'>",
+        "".join(f"<a href='/section/{i}'>Section {i}</a> " for i in range(40)),
+        "</nav></header><div class='layout'><aside class='sidebar'><ul>",
+        "".join(f"<li><a href='/related/{i}'>Related story {i}</a></li>" for i in range(60)),
+        "</ul></aside><main><article class='post-content'><h1>Global energy use in 2024</h1>",
+    ]
+    tail = [
+        "</article><section class='comments'>",
+        "".join(f"<div class='comment'><p>{_sentence(rng, 10)}</p></div>" for _ in range(30)),
+        "</section></main></div><footer class='site-footer'><p>© Example News</p>",
+        "".join(f"<a href='/footer/{i}'>Footer link {i}</a> " for i in range(30)),
+        "</footer><script>console.log('bye')</script></body></html>",
+    ]
+    body: list[str] = []
+    size = sum(map(len, head)) + sum(map(len, tail))
+    section = 0
+    while size < target_bytes:
+        section += 1
+        parts = [f"<h2>Section {section}: {_sentence(rng, 5)}</h2>"]
+        for _ in range(6):
+            link = f"<a href='/source/{rng.randrange(10**6)}'>{rng.choice(WORDS)} source</a>"
+            parts.append(f"<p>{_sentence(rng)} {_sentence(rng)} See the {link}, {_sentence(rng, 12)}</p>")
+        if section % 3 == 0:
+            parts.append("<ul>" + "".join(f"<li>{_sentence(rng, 8)}</li>" for _ in range(5)) + "</ul>")
+        if section % 4 == 0:
+            rows = "".join(
+                f"<tr><td>{rng.choice(WORDS)}</td><td>{rng.randrange(1000)}</td><td>{rng.random():.2f}</td></tr>"
+                for _ in range(6)
+            )
+            parts.append(f"<table><tr><th>Item</th><th>Count</th><th>Share</th></tr>{rows}</table>")
+        if section % 5 == 0:
+            parts.append("<pre><code class='language-python'>for x in range(10):\n    print(x * 2)\n</code></pre>")
+        chunk = "".join(parts)
+        body.append(chunk)
+        size += len(chunk)
+    return "".join(head + body + tail)
+
+
+def _median(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1_000_000, help="page size in bytes")
+    parser.add_argument("--runs", type=int, default=5, help="runs per measurement (median)")
+    args = parser.parse_args()
+
+    from readability import Document
+
+    from tui_agent.hygiene import clean_observation
+    from tui_agent.tools.content import classify, decode, html_to_markdown
+
+    html = make_article(args.size)
+    body = html.encode("utf-8")
+    url = "https://news.example.com/2024/energy"
+    content_type = "text/html; charset=utf-8"
+
+    def bare() -> None:
+        Document(body.decode("utf-8")).summary()
+
+    def pipeline() -> None:
+        text = decode(body, content_type)
+        assert classify(content_type, url, body) == "html"
+        page = html_to_markdown(text, url)
+        clean_observation(page.text, 8000)
+
+    # warm up imports and caches (tokenizer, converter) outside the measurement
+    pipeline()
+    bare()
+    page = html_to_markdown(html, url)
+    t_bare = _median(bare, args.runs)
+    t_pipe = _median(pipeline, args.runs)
+    t_decode = _median(lambda: decode(body, content_type), args.runs)
+    t_clean = _median(lambda: clean_observation(page.text, 8000), args.runs)
+
+    print(f"page: {len(body):,} bytes of HTML -> {len(page.text):,} characters of Markdown "
+          f"({page.method}); median of {args.runs} runs")
+    print()
+    print("| step | median ms | vs readability |")
+    print("|---|---:|---:|")
+    rows = [
+        ("readability Document(html).summary()", t_bare),
+        ("pipeline: decode+classify+html_to_markdown+clean_observation", t_pipe),
+        ("  of which decode", t_decode),
+        ("  of which clean_observation (8000-token cap)", t_clean),
+    ]
+    for name, t in rows:
+        print(f"| {name} | {t * 1000:.1f} | {t / t_bare:.2f}x |")
+    ratio = t_pipe / t_bare
+    print()
+    print(f"ratio pipeline / readability = {ratio:.2f} (goal <= 1.50): {'OK' if ratio <= 1.5 else 'OVER'}")
+
+
+if __name__ == "__main__":
+    main()

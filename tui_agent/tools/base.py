@@ -1,0 +1,130 @@
+"""The tool interface: each tool declares name, description and a JSON schema.
+
+That schema is the single source for the system prompt, argument validation (jsonschema) and
+the approval display. Tools are async and cancellable; the engine bounds each with a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
+
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx
+
+    from ..config import Settings
+
+
+# Status of a tool result. "failed" counts towards disabling a tool; "refused" (network guard)
+# and "invalid" (argument validation) are explained to the model and do not.
+OK, FAILED, REFUSED, INVALID = "ok", "failed", "refused", "invalid"
+
+
+@dataclass
+class Source:
+    number: int
+    url: str
+    title: str = ""
+    read_at: float = field(default_factory=time.time)
+
+
+class SourceRegistry:
+    """URLs read during a run, each with a stable citation number [n]."""
+
+    def __init__(self) -> None:
+        self._by_url: dict[str, Source] = {}
+        self.on_added: Callable[[Source], None] | None = None
+
+    def register(self, url: str, title: str = "") -> Source:
+        src = self._by_url.get(url)
+        if src is None:
+            src = Source(number=len(self._by_url) + 1, url=url, title=title)
+            self._by_url[url] = src
+            if self.on_added:
+                self.on_added(src)
+        elif title and not src.title:
+            src.title = title
+        return src
+
+    def restore(self, src: Source) -> None:
+        self._by_url[src.url] = src
+
+    def all(self) -> list[Source]:
+        return sorted(self._by_url.values(), key=lambda s: s.number)
+
+    def urls(self) -> list[str]:
+        return [s.url for s in self.all()]
+
+
+@dataclass
+class ToolResult:
+    text: str
+    status: str = OK
+    sources: list[int] = field(default_factory=list)
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use; built by the engine for each run."""
+
+    settings: "Settings"
+    http: "httpx.AsyncClient"
+    sources: SourceRegistry
+    # progress(text, cost_usd=None, prompt_tokens=None, completion_tokens=None): a visible sub-step
+    progress: Callable[..., None] = lambda *a, **k: None
+    # the engine's model caller for sub-calls (extraction); returns an llm.Reply
+    complete: Callable[..., Awaitable[Any]] | None = None
+    call_id: str = ""
+
+
+class Tool:
+    name: ClassVar[str]
+    description: ClassVar[str]
+    parameters: ClassVar[dict[str, Any]]
+
+    def timeout_s(self, settings: "Settings") -> float:
+        return settings.tool_timeout_s
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:  # pragma: no cover
+        raise NotImplementedError
+
+    def schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool]) -> None:
+        self.tools: dict[str, Tool] = {t.name: t for t in tools}
+
+    def get(self, name: str) -> Tool | None:
+        return self.tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self.tools)
+
+    def prompt_block(self) -> str:
+        return "\n".join(json.dumps(t.schema(), ensure_ascii=False) for t in self.tools.values())
+
+    def validate(self, name: str, arguments: Any) -> str | None:
+        """None when valid, else a message naming the field and what it expects plus the schema."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return f"Unknown tool {name!r}. Available tools: {', '.join(self.tools) or 'none'}."
+        return validate_arguments(tool, arguments)
+
+
+def validate_arguments(tool: Tool, arguments: Any) -> str | None:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(tool.parameters)
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    parts = []
+    for err in errors[:5]:
+        where = ".".join(str(p) for p in err.absolute_path) or "arguments"
+        parts.append(f"{where}: {err.message}")
+    schema = json.dumps(tool.parameters, ensure_ascii=False)
+    return f"Invalid arguments for {tool.name}: " + "; ".join(parts) + f". Expected schema: {schema}"
