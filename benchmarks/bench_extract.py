@@ -5,8 +5,9 @@ sidebar, an article of paragraphs with links, lists, tables and code, comments, 
 prints the median time of
 
 - readability: ``readability.Document(html).summary()`` on the decoded page;
-- pipeline: ``decode`` + ``classify`` + ``html_to_markdown`` + ``clean_observation``, what a
-  visit does to a fetched body before extraction.
+- pipeline: ``content.to_page`` (``classify`` + ``decode`` + ``html_to_markdown``) and
+  ``clean_observation``, what a visit does to a fetched body before extraction, with the text
+  budget a visit of one URL uses by default (enough for ``extract_max_tokens``).
 
 Goal: pipeline / readability <= 1.5. Run: ``.venv/bin/python benchmarks/bench_extract.py``.
 """
@@ -100,8 +101,10 @@ def main() -> None:
 
     from readability import Document
 
+    from tui_agent.config import Settings
     from tui_agent.hygiene import clean_observation
-    from tui_agent.tools.content import classify, decode, html_to_markdown
+    from tui_agent.tools.content import decode, html_to_markdown, to_page
+    from tui_agent.tools.visit import text_budget
 
     html = make_article(args.size)
     body = html.encode("utf-8")
@@ -111,29 +114,38 @@ def main() -> None:
     def bare() -> None:
         Document(body.decode("utf-8")).summary()
 
+    settings = Settings()
+    budget = text_budget(settings, 1)
+
     def pipeline() -> None:
-        text = decode(body, content_type)
-        assert classify(content_type, url, body) == "html"
-        page = html_to_markdown(text, url)
-        clean_observation(page.text, 8000)
+        page = to_page(body, content_type, url, budget)
+        assert page.method == "readability"
+        clean_observation(page.text, settings.observation_max_tokens)
+
+    def pipeline_unbounded() -> None:
+        page = to_page(body, content_type, url, None)
+        clean_observation(page.text, settings.observation_max_tokens)
 
     # warm up imports and caches (tokenizer, converter) outside the measurement
     pipeline()
     bare()
-    page = html_to_markdown(html, url)
+    page = html_to_markdown(html, url, budget)
     t_bare = _median(bare, args.runs)
     t_pipe = _median(pipeline, args.runs)
+    t_full = _median(pipeline_unbounded, args.runs)
     t_decode = _median(lambda: decode(body, content_type), args.runs)
     t_clean = _median(lambda: clean_observation(page.text, 8000), args.runs)
 
-    print(f"page: {len(body):,} bytes of HTML -> {len(page.text):,} characters of Markdown "
-          f"({page.method}); median of {args.runs} runs")
+    print(f"page: {len(body):,} bytes of HTML -> {len(page.text):,} characters of Markdown rendered "
+          f"(budget {budget:,} characters of text; the article has {page.full_chars or len(page.text):,}); "
+          f"median of {args.runs} runs")
     print()
     print("| step | median ms | vs readability |")
     print("|---|---:|---:|")
     rows = [
         ("readability Document(html).summary()", t_bare),
         ("pipeline: decode+classify+html_to_markdown+clean_observation", t_pipe),
+        ("  same, rendering the whole article (no budget)", t_full),
         ("  of which decode", t_decode),
         ("  of which clean_observation (8000-token cap)", t_clean),
     ]

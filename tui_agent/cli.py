@@ -82,7 +82,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
 
 
 def settings_from(ns: argparse.Namespace) -> Settings:
-    flags = {k: getattr(ns, k) for k in FLAG_KEYS if getattr(ns, k, None) is not None}
+    flags = given_flags(ns)
     path = Path(ns.config_file).expanduser() if getattr(ns, "config_file", None) else None
     if path is not None and not path.is_file():
         raise UsageError(f"config file {path} does not exist")
@@ -107,6 +107,20 @@ def ensure_model(settings: Settings) -> Settings:
     return settings
 
 
+def given_flags(ns: argparse.Namespace) -> dict[str, Any]:
+    return {k: getattr(ns, k) for k in FLAG_KEYS if getattr(ns, k, None) is not None}
+
+
+def resume_kwargs(store: Any, session_id: str, ns: argparse.Namespace) -> tuple[dict[str, Any], str, Settings]:
+    """Run kwargs, question and settings (the session's own, overridden by the flags given now)."""
+    from .resume import ResumeError, prepare_resume
+
+    try:
+        return prepare_resume(store, session_id, given_flags(ns), live_tools=getattr(ns, "live_tools", False))
+    except ResumeError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def open_store(settings: Settings):
     from .store import Store, StoreError
 
@@ -121,20 +135,25 @@ def cmd_run(argv: Sequence[str]) -> int:
     ns = build_run_parser().parse_args(argv)
     if not ns.question and not ns.resume:
         raise UsageError("tui-agent run: a QUESTION (or --resume ID) is required")
+    if ns.question and ns.resume:
+        raise UsageError("tui-agent run: give either a QUESTION or --resume ID, not both")
     settings = settings_from(ns)
-    if not settings.auto_approve and not sys.stdin.isatty():
-        raise UsageError("tui-agent run: standard input is not a terminal, so tool calls cannot be approved; "
-                         "pass --yes to approve them all")
-    from .headless import TracePrinter, render_answer, terminal_approver
-    from .runner import Run
-
     store = open_store(settings)
     kwargs: dict[str, Any] = {}
     question = ns.question
     if ns.resume:
-        from .resume import prepare_resume
+        kwargs, question, settings = resume_kwargs(store, ns.resume, ns)
+    return run_headless(settings, question, store, kwargs, json_out=ns.json)
 
-        kwargs, question, settings = prepare_resume(store, ns.resume, settings, live_tools=ns.live_tools)
+
+def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str, Any], *, json_out: bool) -> int:
+    """Run (or continue) a session with the plain-terminal front end; returns the exit code."""
+    from .headless import TracePrinter, clean, render_answer, terminal_approver
+    from .runner import Run
+
+    if not settings.auto_approve and not sys.stdin.isatty():
+        raise UsageError("standard input is not a terminal, so tool calls cannot be approved; "
+                         "pass --yes to approve them all")
     settings = ensure_model(settings)
     run = Run(settings, question, store=store, approver=terminal_approver(settings.auto_approve),
               listeners=[TracePrinter(sys.stderr)], **kwargs)
@@ -146,18 +165,17 @@ def cmd_run(argv: Sequence[str]) -> int:
         return EXIT_NO_ANSWER
     if run.store_error:
         sys.stderr.write(f"warning: {run.store_error}\n")
-    if ns.json:
+    if json_out:
         sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
     elif result.get("answer") is not None:
         engine = run.engine
         srcs = [(s.number, s.url, s.title) for s in engine.sources.all()] if engine else []
         sys.stdout.write(render_answer(result, srcs) + "\n")
-    else:
+    if result.get("answer") is None:
         ended = run.engine.ended if run.engine else None
         if ended and ended.message:
-            from .headless import clean
-
             sys.stderr.write(f"no answer: {clean(ended.message)}\n")
+    sys.stdout.flush()
     return EXIT_OK if result.get("answer") is not None else EXIT_NO_ANSWER
 
 

@@ -35,6 +35,16 @@ class _Submit(Exception):
 
 
 @dataclass
+class RecordedCall:
+    """A tool call of the interrupted step of a resumed run, as far as it got."""
+
+    call_id: str
+    error: str | None = None
+    decision: Any = None  # Approve | Reject | SubmitNow, when one was recorded
+    observation: str | None = None  # the text sent to the model, when the call had finished
+
+
+@dataclass
 class RunState:
     """Everything the loop needs to continue; rebuilt from events on resume."""
 
@@ -54,6 +64,11 @@ class RunState:
     disabled: set[str] = field(default_factory=set)
     last_observation_index: int | None = None
     call_seq: int = 0
+    # Set by resume: the calls of a step whose reply was stored but whose observations were not
+    # all sent, a forced answer that was asked for but not received, an answer already given.
+    pending_calls: list[RecordedCall] | None = None
+    pending_forced: str | None = None
+    answered: Any = None
 
 
 BreakpointHook = Callable[[list[dict[str, str]], ModelCallStarted], Awaitable[list[dict[str, str]] | None]]
@@ -138,6 +153,8 @@ class Engine:
         event.session_id = self.session_id
         if not event.step:
             event.step = self.state.step
+        if self._start:
+            event.elapsed_s = round(self.elapsed(), 3)
         self._emit(event)
 
     def elapsed(self) -> float:
@@ -189,7 +206,8 @@ class Engine:
     async def run(self) -> dict[str, Any]:
         self._loop = asyncio.get_running_loop()
         self._start = self.clock()
-        self.emit(RunStarted(question=self.question, model=self.model, settings=self.settings.summary(), resumed=self.resumed))
+        self.emit(RunStarted(question=self.question, model=self.model, settings=self.settings.summary(),
+                             resumed=self.resumed, system_prompt=self.messages[0]["content"]))
         try:
             termination = await self._loop_body()
         except ModelError as exc:
@@ -200,8 +218,39 @@ class Engine:
             raise
         return self._end(termination, "")
 
+    async def _finish_interrupted(self) -> str | None:
+        """Continue a resumed run where the killed process stopped inside a step."""
+        st = self.state
+        if st.answered is not None:
+            self.answer = st.answered
+            return (st.pending_forced or "answer") if st.answered.tagged else "format_error"
+        if st.pending_forced:
+            return await self._forced(st.pending_forced, emit_forced=False)
+        if st.pending_calls is not None and self.messages[-1]["role"] == "assistant":
+            parsed = protocol.parse_reply(self.messages[-1]["content"])
+            recorded, st.pending_calls = st.pending_calls, None
+            try:
+                await self._run_calls(parsed, recorded)
+            except _Submit:
+                return await self._forced("user_submit")
+        elif self.messages[-1]["role"] == "assistant":
+            # The reply was stored but neither a correction nor an observation followed it.
+            parsed = protocol.parse_reply(self.messages[-1]["content"])
+            if parsed.calls:
+                try:
+                    await self._run_calls(parsed)
+                except _Submit:
+                    return await self._forced("user_submit")
+            else:
+                self._correct(protocol.CORRECTION, "no_action")
+        return None
+
     async def _loop_body(self) -> str:
         s = self.settings
+        if self.resumed:
+            done = await self._finish_interrupted()
+            if done:
+                return done
         while True:
             if self._submit.is_set():
                 return await self._forced("user_submit")
@@ -332,11 +381,13 @@ class Engine:
                                        stream=False, on_retry=on_retry)
 
     # -- tool calls -----------------------------------------------------------------------
-    async def _run_calls(self, parsed: protocol.ParsedReply) -> None:
+    async def _run_calls(self, parsed: protocol.ParsedReply, recorded: list["RecordedCall"] | None = None) -> None:
+        """Run the calls of one reply in order; ``recorded`` holds what a killed run had done already."""
         blocks: list[str] = []
+        recorded = recorded or []
         try:
-            for call in parsed.calls:
-                blocks.append(await self._one_call(call))
+            for i, call in enumerate(parsed.calls):
+                blocks.append(await self._one_call(call, recorded[i] if i < len(recorded) else None))
         except _Submit:
             done = len(blocks)
             for _ in parsed.calls[done:]:
@@ -359,16 +410,22 @@ class Engine:
         return f"c{self.state.call_seq}"
 
     def _observe(self, call_id: str, tool: str, arguments: Any, text: str, status: str, duration: float = 0.0,
-                 sources: list[int] | None = None) -> str:
+                 sources: list[int] | None = None, executed: bool = False) -> str:
         clean = hygiene.clean_observation(text, self.settings.observation_max_tokens)
         self.emit(Observation(call_id=call_id, tool=tool, arguments=arguments, text=clean, status=status,
-                              duration_s=duration, sources=sources or []))
+                              duration_s=duration, sources=sources or [], executed=executed))
         return clean
 
-    async def _one_call(self, call: protocol.ParsedCall) -> str:
-        call_id = self._new_call_id()
-        error = call.error or self.tools.validate(call.name, call.arguments)
-        self.emit(ActionProposed(call_id=call_id, tool=call.name, arguments=call.arguments, error=error))
+    async def _one_call(self, call: protocol.ParsedCall, rec: "RecordedCall | None" = None) -> str:
+        if rec is not None and rec.observation is not None:
+            return rec.observation  # finished before the process died: never run again
+        if rec is not None:
+            call_id = rec.call_id
+            error = rec.error
+        else:
+            call_id = self._new_call_id()
+            error = call.error or self.tools.validate(call.name, call.arguments)
+            self.emit(ActionProposed(call_id=call_id, tool=call.name, arguments=call.arguments, error=error))
         if error:
             hint = "" if self.tools.get(call.name) else "\nAvailable tools:\n" + self.tools.prompt_block()
             return self._observe(call_id, call.name, call.arguments, f"Error: {error}{hint}", INVALID)
@@ -383,21 +440,21 @@ class Engine:
 
         tool = self.tools.get(call.name)
         assert tool is not None
-        request = ApprovalRequest(call_id=call_id, step=self.state.step, tool=call.name, arguments=call.arguments,
-                                  schema=tool.parameters)
-        decision = await self._human(self.approver.decide(request))
+        if rec is not None and rec.decision is not None:
+            decision = rec.decision  # decided before the process died: not asked again
+        else:
+            request = ApprovalRequest(call_id=call_id, step=self.state.step, tool=call.name,
+                                      arguments=call.arguments, schema=tool.parameters)
+            decision = await self._human(self.approver.decide(request))
+            self._emit_decision(call_id, decision)
         if isinstance(decision, SubmitNow):
-            self.emit(Decision(call_id=call_id, kind="submit"))
             self._submit.set()
             raise _Submit()
         if isinstance(decision, Reject):
-            self.emit(Decision(call_id=call_id, kind="rejected", reason=decision.reason))
             text = f"The user rejected this call. Reason: {decision.reason or 'none given'}"
             return self._observe(call_id, call.name, call.arguments, text, "rejected")
         assert isinstance(decision, Approve)
         args = decision.arguments
-        kind = "edited" if decision.edited else ("auto" if decision.auto else "approved")
-        self.emit(Decision(call_id=call_id, kind=kind, arguments=args))
         if decision.edited:
             error = self.tools.validate(call.name, args)
             if error:
@@ -406,6 +463,15 @@ class Engine:
             if dup is not None:
                 return self._observe(call_id, call.name, args, dup, "duplicate")
         return await self._execute(call_id, tool, args)
+
+    def _emit_decision(self, call_id: str, decision: Any) -> None:
+        if isinstance(decision, SubmitNow):
+            self.emit(Decision(call_id=call_id, kind="submit"))
+        elif isinstance(decision, Reject):
+            self.emit(Decision(call_id=call_id, kind="rejected", reason=decision.reason))
+        else:
+            kind = "edited" if decision.edited else ("auto" if decision.auto else "approved")
+            self.emit(Decision(call_id=call_id, kind=kind, arguments=decision.arguments))
 
     def _duplicate(self, name: str, arguments: Any) -> str | None:
         step = self.state.seen_calls.get(protocol.canonical_call(name, arguments))
@@ -422,7 +488,7 @@ class Engine:
         if replayed is not None:
             self.state.seen_calls[key] = self.state.step
             self.state.tool_ran = True
-            return self._observe(call_id, tool.name, args, replayed.text, "replayed", 0.0, replayed.sources)
+            return self._observe(call_id, tool.name, args, replayed.text, "replayed", 0.0, replayed.sources, True)
         ctx = ToolContext(settings=self.settings, http=self.http, sources=self.sources,
                           progress=lambda text, **kw: self._progress(call_id, text, **kw),
                           complete=self._sub_complete, call_id=call_id)
@@ -447,7 +513,7 @@ class Engine:
                          f"this session.")
         elif status in (OK,):
             self.state.failures[tool.name] = 0
-        return self._observe(call_id, tool.name, args, text, status, self.clock() - t0, sources)
+        return self._observe(call_id, tool.name, args, text, status, self.clock() - t0, sources, True)
 
     def _progress(self, call_id: str, text: str, cost_usd: float | None = None, prompt_tokens: int | None = None,
                   completion_tokens: int | None = None, **_: Any) -> None:
@@ -478,9 +544,10 @@ class Engine:
         msgs.append({"role": "user", "content": protocol.forced_message(latest, reason)})
         return msgs
 
-    async def _forced(self, reason: str) -> str:
+    async def _forced(self, reason: str, emit_forced: bool = True) -> str:
         msgs = self.forced_messages(reason)
-        self.emit(ForcedAnswer(reason=reason, content=msgs[-1]["content"]))
+        if emit_forced:
+            self.emit(ForcedAnswer(reason=reason, content=msgs[-1]["content"]))
         reply = await self._model_call("forced", msgs)
         assert reply is not None
         text, _ = protocol.cut_reply(reply.text)

@@ -33,11 +33,16 @@ class Event:
     session_id: str = ""
     step: int = 0
     ts: float = field(default_factory=time.time)
+    elapsed_s: float = 0.0  # the run's elapsed time (human waits excluded) when emitted
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["type"] = self.type
         return d
+
+    def stored_dict(self) -> dict[str, Any]:
+        """What the store keeps (by default everything)."""
+        return self.to_dict()
 
 
 @dataclass(kw_only=True)
@@ -47,6 +52,7 @@ class RunStarted(Event):
     model: str
     settings: dict[str, Any] = field(default_factory=dict)
     resumed: bool = False
+    system_prompt: str = ""
 
 
 @dataclass(kw_only=True)
@@ -61,6 +67,16 @@ class ModelCallStarted(Event):
     context_window: int
     purpose: str = "research"  # research | forced | extract
     model: str = ""
+
+    def stored_dict(self) -> dict[str, Any]:
+        # The full messages are rebuilt from the other events (see resume.py); storing them on
+        # every call would make the database grow with the square of the run's length. Built field
+        # by field: to_dict() (dataclasses.asdict) would deep-copy every message first, at every call.
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["messages"] = []
+        d["message_tokens"] = list(self.message_tokens)
+        d["type"] = self.type
+        return d
 
 
 @dataclass(kw_only=True)
@@ -144,6 +160,7 @@ class Observation(Event):
     status: str = "ok"
     duration_s: float = 0.0
     sources: list[int] = field(default_factory=list)
+    executed: bool = False  # the tool actually ran (or its recorded result was replayed)
 
 
 @dataclass(kw_only=True)

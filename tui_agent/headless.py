@@ -34,9 +34,10 @@ class TracePrinter:
 
     def __init__(self, out: TextIO = sys.stderr) -> None:
         self.out = out
+        self._ts = time.time()
 
     def line(self, step: int, text: str) -> None:
-        stamp = time.strftime("%H:%M:%S")
+        stamp = time.strftime("%H:%M:%S", time.localtime(self._ts))
         prefix = f"[{stamp}] step {step:>3} │ " if step else f"[{stamp}]          │ "
         lines = text.splitlines() or [""]
         self.out.write(prefix + lines[0] + "\n")
@@ -46,6 +47,7 @@ class TracePrinter:
         self.out.flush()
 
     def __call__(self, e: Event) -> None:
+        self._ts = e.ts  # the event's own time, so a stored session prints the same trace
         s = e.step
         if isinstance(e, RunStarted):
             verb = "resumed" if e.resumed else "session"

@@ -1,42 +1,179 @@
-"""`tui-agent sessions …`: list, show, export, fork and delete stored sessions."""
+"""`tui-agent sessions list|show|export|fork|delete`: stored sessions.
+
+Ids are printed in full, never shortened or wrapped (also when piped). Unknown ids and a
+damaged database give a clear message and exit 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
-from .cli import UsageError, open_store, settings_from, _add_common
+from .cli import EXIT_USAGE, UsageError, _add_common, open_store, run_headless, settings_from
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent sessions", description="Stored sessions.")
-    sub = p.add_subparsers(dest="action", required=True)
+    sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete}")
     lst = sub.add_parser("list", help="list sessions with their ids in full")
+    lst.add_argument("--filter", help="only sessions whose question contains this text")
     _add_common(lst)
+    show = sub.add_parser("show", help="show a session's steps")
+    show.add_argument("id")
+    _add_common(show)
+    exp = sub.add_parser("export", help="export a session as a Markdown report, JSON or JSONL")
+    exp.add_argument("id")
+    exp.add_argument("--format", choices=["md", "json", "jsonl"], default="md")
+    exp.add_argument("-o", "--output", help="file to write (default: standard output)")
+    _add_common(exp)
+    fork = sub.add_parser("fork", help="new session from the events before STEP, then continue it")
+    fork.add_argument("id")
+    fork.add_argument("--at", type=int, required=True, metavar="STEP", help="the step to make again")
+    fork.add_argument("--yes", "-y", dest="auto_approve", action="store_const", const=True,
+                      help="continue headless, approving every tool call")
+    fork.add_argument("--json", action="store_true", help="headless: print the result as JSON")
+    fork.add_argument("--live-tools", action="store_true",
+                      help="run tools live instead of replaying the parent's recorded observations")
+    fork.add_argument("--no-continue", action="store_true", help="only create the fork and print its id")
+    _add_common(fork)
+    delete = sub.add_parser("delete", help="delete a session and its events")
+    delete.add_argument("id")
+    delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    _add_common(delete)
     return p
+
+
+def _store(ns: argparse.Namespace):
+    return open_store(settings_from(ns))
 
 
 def cmd_list(ns: argparse.Namespace) -> int:
     from .headless import clean
+    from .store import StoreError
 
-    store = open_store(settings_from(ns))
-    rows = store.list_sessions()
+    store = _store(ns)
+    try:
+        rows = store.list_sessions()
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    if ns.filter:
+        rows = [r for r in rows if ns.filter.lower() in r.question.lower()]
     if not rows:
         print(f"no sessions in {store.path}")
         return 0
-    print(f"{'ID':<22}  {'CREATED':<16}  {'STATUS':<13}  {'STEPS':>5}  {'COST':>9}  QUESTION")
+    width = max(len(r.id) for r in rows)
+    print(f"{'ID':<{width}}  {'CREATED':<16}  {'STATUS':<13}  {'STEPS':>5}  {'COST':>9}  {'MODEL':<24}  QUESTION")
     for r in rows:
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created))
         status = r.termination or r.status
         cost = f"${r.cost_usd:.4f}" if r.cost_usd is not None else "-"
         question = clean(r.question).replace("\n", " ")
-        print(f"{r.id:<22}  {created:<16}  {status:<13}  {r.steps:>5}  {cost:>9}  {question[:80]}")
+        fork = f" (fork of {r.parent_id} at {r.fork_step})" if r.parent_id else ""
+        print(f"{r.id:<{width}}  {created:<16}  {status:<13}  {r.steps:>5}  {cost:>9}  {clean(r.model)[:24]:<24}  "
+              f"{question[:80]}{fork}")
+    return 0
+
+
+def cmd_show(ns: argparse.Namespace) -> int:
+    from .headless import TracePrinter
+    from .store import StoreError
+
+    store = _store(ns)
+    try:
+        store.get_session(ns.id)
+        events = store.events(ns.id)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    printer = TracePrinter(sys.stdout)
+    for e in events:
+        printer(e)
+    return 0
+
+
+def cmd_export(ns: argparse.Namespace) -> int:
+    from .report import export
+    from .store import StoreError
+
+    store = _store(ns)
+    try:
+        store.get_session(ns.id)
+        text = export(store.events(ns.id), ns.format)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    if ns.output:
+        try:
+            Path(ns.output).expanduser().write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {ns.output}: {exc}") from None
+        print(ns.output, file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_fork(ns: argparse.Namespace) -> int:
+    from .cli import resume_kwargs
+    from .resume import ResumeError, fork
+
+    settings = settings_from(ns)
+    store = open_store(settings)
+    prompt = None
+    if ns.system_prompt_file:
+        prompt = Path(ns.system_prompt_file).expanduser().read_text(encoding="utf-8")
+        from .protocol import render_system_prompt
+        from .tools import build_registry
+
+        prompt = render_system_prompt(prompt, build_registry(settings).prompt_block())
+    try:
+        new_id = fork(store, ns.id, ns.at, prompt)
+    except ResumeError as exc:
+        raise UsageError(str(exc)) from None
+    print(new_id, file=sys.stderr if not ns.no_continue else sys.stdout)
+    if ns.no_continue:
+        return 0
+    ns.system_prompt_file = None  # already applied to the fork
+    if not ns.auto_approve and sys.stdin.isatty() and sys.stdout.isatty():
+        from .app import run_app
+
+        return run_app(settings, None, resume=new_id)
+    kwargs, question, settings = resume_kwargs(store, new_id, ns)
+    return run_headless(settings, question, store, kwargs, json_out=ns.json)
+
+
+def cmd_delete(ns: argparse.Namespace) -> int:
+    from .store import StoreError
+
+    store = _store(ns)
+    try:
+        row = store.get_session(ns.id)
+        if not ns.yes:
+            if not sys.stdin.isatty():
+                raise UsageError("refusing to delete without confirmation; pass --yes")
+            answer = input(f"delete session {row.id} ({row.question[:60]!r})? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("not deleted")
+                return 1
+        store.delete_session(ns.id)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"deleted {ns.id}")
     return 0
 
 
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(argv)
-    handlers = {"list": cmd_list}
-    return handlers[ns.action](ns)
+    handlers = {"list": cmd_list, "show": cmd_show, "export": cmd_export, "fork": cmd_fork, "delete": cmd_delete}
+    try:
+        return handlers[ns.action](ns)
+    except UsageError:
+        raise
+    except Exception as exc:  # a damaged database must not end in a traceback
+        import sqlite3
+
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise UsageError(f"the session database cannot be read: {exc}") from None
+        raise
+    return EXIT_USAGE

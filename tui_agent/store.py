@@ -19,7 +19,7 @@ from . import hygiene
 from .events import Event, event_from_dict
 
 DB_NAME = "sessions.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 5000
 
 _SCHEMA_V1 = """
@@ -52,8 +52,28 @@ CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions(created);
 """
 
 
+# Version 2: per-session figures for the session browser (tool calls, tokens), backfilled from
+# each finished session's run_ended event.
+_MIGRATE_V2 = """
+ALTER TABLE sessions ADD COLUMN tool_calls INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
+UPDATE sessions SET
+    tool_calls = COALESCE((SELECT json_extract(e.data, '$.result.tool_calls') FROM events e
+                           WHERE e.session_id = sessions.id AND e.type = 'run_ended' ORDER BY e.seq DESC LIMIT 1), 0),
+    tokens = COALESCE((SELECT json_extract(e.data, '$.result.total_tokens') FROM events e
+                       WHERE e.session_id = sessions.id AND e.type = 'run_ended' ORDER BY e.seq DESC LIMIT 1), 0);
+"""
+
+
 class StoreError(Exception):
     """The database is missing, damaged or does not hold what was asked for."""
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Execute ;-separated statements one by one (executescript would commit the transaction)."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
 
 
 def new_session_id() -> str:
@@ -73,6 +93,8 @@ class SessionRow:
     fork_step: int | None
     steps: int
     cost_usd: float | None
+    tool_calls: int = 0
+    tokens: int = 0
 
 
 class Store:
@@ -95,12 +117,24 @@ class Store:
         self._seq: dict[str, int] = {}
 
     def _migrate(self) -> None:
+        """Bring the schema to SCHEMA_VERSION inside one write transaction (safe with two openers)."""
         version = self.conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path} was written by a newer tui-agent (schema {version})")
-        if version < 1:
-            self.conn.executescript(_SCHEMA_V1)
+        if version == SCHEMA_VERSION:
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = self.conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+            if version < 1:
+                _run_script(self.conn, _SCHEMA_V1)
+            if version < 2:
+                _run_script(self.conn, _MIGRATE_V2)
             self.conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         self.conn.close()
@@ -120,7 +154,7 @@ class Store:
         """Append one event and commit it (autocommit); stream deltas are not stored."""
         if not event.stored:
             return
-        data = hygiene.redact(json.dumps(event.to_dict(), ensure_ascii=False))
+        data = hygiene.redact(json.dumps(event.stored_dict(), ensure_ascii=False))
         sid = event.session_id
         with self._lock:
             seq = self._seq.get(sid)
@@ -142,8 +176,10 @@ class Store:
                     result = getattr(event, "result", {}) or {}
                     status = "ended" if event.termination != "cancelled" else "cancelled"
                     self.conn.execute(
-                        "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=? WHERE id=?",
-                        (event.ts, status, event.termination, result.get("cost_usd"), sid),
+                        "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=? "
+                        "WHERE id=?",
+                        (event.ts, status, event.termination, result.get("cost_usd"), result.get("tool_calls") or 0,
+                         result.get("total_tokens") or 0, sid),
                     )
                 elif event.type == "run_started":
                     self.conn.execute("UPDATE sessions SET updated=?, status='running', termination=NULL WHERE id=?",
@@ -157,8 +193,8 @@ class Store:
 
     # -- reading ----------------------------------------------------------------------------
     def list_sessions(self, limit: int | None = None) -> list[SessionRow]:
-        sql = ("SELECT id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd "
-               "FROM sessions ORDER BY created DESC, id DESC")
+        sql = ("SELECT id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd, "
+               "tool_calls, tokens FROM sessions ORDER BY created DESC, id DESC")
         if limit:
             sql += f" LIMIT {int(limit)}"
         try:
@@ -168,8 +204,8 @@ class Store:
 
     def get_session(self, session_id: str) -> SessionRow:
         row = self.conn.execute(
-            "SELECT id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd "
-            "FROM sessions WHERE id=?", (session_id,)).fetchone()
+            "SELECT id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd, "
+            "tool_calls, tokens FROM sessions WHERE id=?", (session_id,)).fetchone()
         if row is None:
             raise StoreError(f"no session with id {session_id!r} in {self.path}")
         return SessionRow(*row)

@@ -409,13 +409,14 @@ def test_page_hang_times_out_and_close_is_fast():
 
 
 def test_page_slow_trickles_body(page_server):
-    page_server.slow("/s", ["a", "b", "c"], 0.1)
+    page_server.slow("/s", ["a", "b"], 0.2)
     t0 = time.monotonic()
     with HTTP.stream("GET", page_server.url_for("/s"), timeout=5) as r:
-        assert time.monotonic() - t0 < 0.1  # headers come at once
+        assert time.monotonic() - t0 < 0.15  # headers come at once
+        assert r.headers["content-length"] == "2"
         body = b"".join(r.iter_bytes())
-    assert body == b"abc"
-    assert time.monotonic() - t0 >= 0.3
+    assert body == b"ab"
+    assert time.monotonic() - t0 >= 0.4
     with pytest.raises(httpx.ReadTimeout):
         HTTP.get(page_server.url_for("/s"), timeout=0.05)
 

@@ -55,8 +55,11 @@ class ContentError(ValueError):
 class Page:
     title: str
     text: str
-    # which path produced the text: "readability", "visible" (fallback) or "none" (empty)
+    # which path produced the text: "readability", "visible" (fallback) or "none" (empty) for
+    # HTML; "text", "json", "pdf" or "binary" for the other kinds (see to_page)
     method: str = "readability"
+    # when the text was cut to a budget: the length in characters of the whole text, else None
+    full_chars: int | None = None
 
 
 # --- classification ---------------------------------------------------------------------------
@@ -250,15 +253,17 @@ _INVISIBLE = ("script", "style", "noscript", "nav", "template", "svg", "iframe",
               "embed", "canvas", "head", "button", "select", "dialog")
 
 
-def html_to_markdown(html: str, url: str) -> Page:
+def html_to_markdown(html: str, url: str, max_chars: int | None = None) -> Page:
     """Main content of an HTML page as Markdown; see :func:`readability_markdown`.
 
     The single entry point for HTML extraction: swap the implementation here (issue 6).
+    ``max_chars`` bounds the text rendered (a reader that keeps 24,000 tokens need not render
+    a million characters); ``Page.full_chars`` then tells how long the whole text was.
     """
-    return readability_markdown(html, url)
+    return readability_markdown(html, url, max_chars)
 
 
-def readability_markdown(html: str, url: str) -> Page:
+def readability_markdown(html: str, url: str, max_chars: int | None = None) -> Page:
     """readability-lxml's article, rendered as Markdown; the visible text when that fails.
 
     The fallback is used when readability raises (``Unparseable`` on empty input and the like)
@@ -279,23 +284,57 @@ def readability_markdown(html: str, url: str) -> Page:
     title = page_title(tree)
 
     # readability accepts a parsed tree (it cleans a deep copy each pass), which saves a parse.
-    text = ""
+    # Links are made absolute afterwards, in the part of the article that is kept, rather than
+    # by readability in the whole page on each of its passes.
+    text, full = "", None
     try:
-        summary = _readability_class()(tree, url=url or None).summary(html_partial=True)
-        text = render_markdown(summary) if summary else ""
+        summary = _readability_class()(tree).summary(html_partial=True)
+        if summary:
+            article = lxml.html.fragment_fromstring(summary, create_parent="div")
+            full = cut_tree(article, max_chars)
+            _absolute_links(article, url)
+            text = render_markdown(article)
     except Exception:
-        text = ""
+        text, full = "", None
 
     if len(text) < MIN_MAIN_CHARS:
-        visible_root = _visible_root(tree, url)
-        visible_len = len(_WS.sub(" ", visible_root.text_content()).strip()) if visible_root is not None else 0
+        visible = _visible_root(tree, url)
+        visible_len = len(_WS.sub(" ", visible.text_content()).strip())
         if not text or len(text) < MIN_MAIN_SHARE * visible_len:
-            fallback = render_markdown(visible_root) if visible_len else ""
+            full = cut_tree(visible, max_chars) if visible_len else None
+            fallback = render_markdown(visible) if visible_len else ""
             if fallback:
-                return Page(title, fallback, "visible")
+                return Page(title, fallback, "visible", full)
             if not text:
                 return Page(title, "", "none")
-    return Page(title, text, "readability")
+    return Page(title, text, "readability", full)
+
+
+def cut_tree(root, max_chars: int | None) -> int | None:
+    """Drop everything after the first ``max_chars`` characters of text under ``root``.
+
+    Returns the text length of the whole tree when something was cut, else None. The element
+    where the budget runs out is kept whole, so no sentence or table is cut in the middle.
+    """
+    if not max_chars:
+        return None
+    seen = 0
+    for el in root.iter():
+        seen += len(el.text or "")
+        if seen > max_chars and el is not root:
+            break
+        seen += len(el.tail or "") if el is not root else 0
+    else:
+        return None
+    total = len(root.text_content())
+    node = el
+    while node is not None and node is not root:
+        parent = node.getparent()
+        for sibling in list(node.itersiblings()):
+            parent.remove(sibling)
+        node.tail = None
+        node = parent
+    return total
 
 
 @functools.lru_cache(maxsize=1)
@@ -350,12 +389,16 @@ def _visible_root(tree, url: str):
     for el in root.xpath('.//*[@hidden or contains(translate(@style, " ", ""), "display:none")]'):
         if el is not root and el.getparent() is not None:
             el.drop_tree()
+    _absolute_links(root, url)
+    return root
+
+
+def _absolute_links(root, url: str) -> None:
     if url:
         try:
             root.make_links_absolute(url, resolve_base_href=False, handle_failures="discard")
         except Exception:
             pass
-    return root
 
 
 def render_markdown(html) -> str:
@@ -454,3 +497,28 @@ def pdf_to_text(body: bytes) -> str:
             text = f"[the text of this page could not be extracted: {exc.__class__.__name__}]"
         parts.append(f"--- page {number} ---\n{tidy(text)}")
     return "\n\n".join(parts)
+
+
+# --- all kinds --------------------------------------------------------------------------------
+
+
+def to_page(body: bytes, content_type: str | None, url: str, max_chars: int | None = None) -> Page:
+    """A fetched body as readable text: what a visit does between the network and the model.
+
+    ``Page.method`` names the kind: "readability" / "visible" / "none" for HTML, "text",
+    "json", "pdf", or "binary" (then ``text`` is ""). A PDF that cannot be read raises
+    :class:`ContentError`. ``max_chars`` bounds the text (``full_chars`` tells the whole length).
+    """
+    kind = classify(content_type, url, body)
+    if kind == HTML:
+        return html_to_markdown(decode(body, content_type), url, max_chars)
+    if kind == BINARY:
+        return Page("", "", BINARY)
+    if kind == PDF:
+        text = pdf_to_text(body)
+    else:
+        text = decode(body, content_type).strip()
+    full = None
+    if max_chars and len(text) > max_chars:
+        full, text = len(text), text[:max_chars]
+    return Page("", text, kind, full)

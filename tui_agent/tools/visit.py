@@ -1,0 +1,437 @@
+"""The ``visit`` tool: read 1–5 pages and return what bears on a goal.
+
+Each URL is fetched through :func:`tui_agent.tools.net.fetch` (the network guard, redirects,
+the download cap), turned into text by :func:`tui_agent.tools.content.to_page`, registered as a
+source with a stable number, and — when extraction is on and the engine offers a model — read
+by a model call that quotes the evidence and summarises it (the extraction ladder below).
+
+Statuses. An HTTP 4xx answer is an observation with status "ok": the tool worked and the server
+said no (a wrong URL is the model's to fix, and must not count towards disabling the tool). Only
+network errors, timeouts and 5xx answers are "failed". The call is "failed" when every URL
+failed that way, "refused" when every URL failed and at least one was refused by the guard (a
+refusal is the model's doing, not the tool's), else "ok".
+
+Observation hygiene (size cap, tag escaping, redaction) is applied by the engine to the whole
+observation. This module strips control characters from the text it builds, keeps each URL's
+section within its share of the observation limit so every URL is represented, and redacts the
+page text before it goes to the extraction model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from .. import tokens
+from ..hygiene import cut_note, redact, strip_controls
+from . import content
+from .base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
+from .net import FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
+
+MAX_URLS = 5
+# Text rendered per page, in characters of plain text per token that will be kept: English
+# prose runs about 4 characters a token, and the Markdown around it (link URLs) adds more.
+CHARS_PER_TOKEN = 5
+# Tokens kept for each section's header and notes when the observation limit is shared out.
+SECTION_OVERHEAD_TOKENS = 80
+MIN_SECTION_TOKENS = 400
+# Seconds after visit_total_timeout_s to collect the sections that are finishing.
+GRACE_S = 2.0
+
+# The extraction ladder.
+EXTRACT_SHRINK = 0.7  # an empty or too-short reply: retry with 70% of the content …
+EXTRACT_SHRINK_STEPS = 3  # … up to three times …
+EXTRACT_LAST_CHARS = 25_000  # … then once with at most 25,000 characters.
+EXTRACT_PARSE_RETRIES = 3  # a reply that is not JSON: retry as is, up to three times.
+EXTRACT_MIN_CHARS = 10  # evidence + summary shorter than this is "too short"
+
+PROMPT_FILE = Path(__file__).resolve().parent.parent / "prompts" / "extract.txt"
+PAGE_END = "=== PAGE END ==="
+
+DESCRIPTION = (
+    "Read web pages (HTML, plain text, JSON or PDF). Give 1 to 5 URLs at once as a list and the "
+    "goal: what you want to learn from them. For each page you get its source number [n], title "
+    "and URL, then the evidence quoted from the page and a summary for your goal (or the page "
+    "text). Cite sources by their number."
+)
+
+Fetcher = Callable[..., Awaitable[FetchResult]]
+
+
+@dataclass
+class Section:
+    """One URL's part of the observation."""
+
+    url: str
+    status: str
+    text: str
+    source: int | None = None
+
+
+def section_tokens(settings, n_urls: int) -> int:
+    """Each URL's share of the observation limit, headers and notes set aside."""
+    n = max(1, n_urls)
+    share = (settings.observation_max_tokens - SECTION_OVERHEAD_TOKENS * n) // n
+    return max(MIN_SECTION_TOKENS, share)
+
+
+def text_budget(settings, n_urls: int) -> int:
+    """Characters of page text worth rendering: enough for the extraction input or the share."""
+    need = section_tokens(settings, n_urls)
+    if settings.extract:
+        need = max(need, settings.extract_max_tokens)
+    return need * CHARS_PER_TOKEN
+
+
+class VisitTool(Tool):
+    name = "visit"
+    description = DESCRIPTION
+    parameters = {
+        "type": "object",
+        "properties": {
+            "url": {
+                "type": "array",
+                "items": {"type": "string", "minLength": 1},
+                "minItems": 1,
+                "maxItems": MAX_URLS,
+                "description": "1 to 5 http(s) URLs to read.",
+            },
+            "goal": {
+                "type": "string",
+                "minLength": 1,
+                "description": "What to look for on these pages.",
+            },
+        },
+        "required": ["url", "goal"],
+        "additionalProperties": False,
+    }
+
+    def __init__(self, *, guard: Guard | None = None, fetcher: Fetcher = fetch) -> None:
+        # guard: None means net.check_url with settings.allow_private_urls (tests pass their own)
+        self.guard = guard
+        self.fetcher = fetcher
+
+    def timeout_s(self, settings) -> float:
+        # The call bounds itself by visit_total_timeout_s and reports what it has; the engine's
+        # limit must not cut in before that.
+        return max(settings.tool_timeout_s, settings.visit_total_timeout_s + GRACE_S + 3)
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raw = arguments.get("url") or []
+        if isinstance(raw, str):
+            raw = [raw]
+        urls: list[str] = []
+        for u in raw:
+            u = str(u).strip()
+            if u and u not in urls:
+                urls.append(u)
+        goal = " ".join(str(arguments.get("goal") or "").split())
+        if not urls:
+            return ToolResult("Error: no URL given. Give 1 to 5 http(s) URLs.", INVALID)
+
+        settings = ctx.settings
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settings.visit_total_timeout_s
+        share = section_tokens(settings, len(urls))
+        budget = text_budget(settings, len(urls))
+        tasks = [
+            asyncio.create_task(self._visit_one(u, goal, ctx, deadline, share, budget)) for u in urls
+        ]
+        try:
+            await asyncio.wait(tasks, timeout=settings.visit_total_timeout_s + GRACE_S)
+        finally:
+            for task in tasks:
+                if not task.done():
+                    task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+        sections = [self._collect(u, t, settings) for u, t in zip(urls, tasks)]
+        text = "\n\n".join(s.text for s in sections)
+        return ToolResult(text, overall_status([s.status for s in sections]),
+                          [s.source for s in sections if s.source is not None])
+
+    @staticmethod
+    def _collect(url: str, task: asyncio.Task, settings) -> Section:
+        if task.cancelled():
+            return Section(url, FAILED, f"[not read] {url}\nTimed out: the whole visit call is limited to "
+                                        f"{settings.visit_total_timeout_s:g} s.")
+        exc = task.exception()
+        if exc is not None:  # a bug, reported rather than raised so the other pages survive
+            return Section(url, FAILED, f"[not read] {url}\nError: {type(exc).__name__}: {exc}")
+        return task.result()
+
+    # -- one URL ---------------------------------------------------------------------------
+    async def _visit_one(self, url: str, goal: str, ctx: ToolContext, deadline: float, share: int,
+                         budget: int) -> Section:
+        settings = ctx.settings
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout_at(deadline):
+                result = await self.fetcher(ctx.http, url, settings, guard=self.guard,
+                                            total_timeout_s=max(0.05, deadline - loop.time()))
+        except GuardError as exc:
+            return Section(url, REFUSED, f"[not read] {url}\n{exc.message}")
+        except FetchError as exc:
+            return Section(url, FAILED, f"[not read] {url}\n{fetch_error_text(exc)}")
+        except TimeoutError:
+            return Section(url, FAILED, f"[not read] {url}\nTimed out: the whole visit call is limited to "
+                                        f"{settings.visit_total_timeout_s:g} s.")
+        ctx.progress(f"fetched {result.final_url}: HTTP {result.status}, {human_bytes(len(result.body))} "
+                     f"in {result.elapsed_s:.1f} s")
+
+        if result.status >= 400:
+            status = FAILED if result.status >= 500 else OK
+            return Section(url, status, f"[not read] {url}\n{http_error_text(result)}")
+
+        try:
+            page = await asyncio.to_thread(
+                content.to_page, result.body, result.content_type, result.final_url, budget
+            )
+        except content.ContentError as exc:
+            why = str(exc)
+            if result.truncated:
+                why += f" (the download stopped at the {human_bytes(settings.visit_max_bytes)} cap)"
+            return Section(url, OK, f"[no text] {url}\nThe document could not be read: {why}.")
+        except Exception as exc:  # a converter bug on an odd page must not fail the tool
+            return Section(url, OK, f"[no text] {url}\nThe page could not be converted to text "
+                                    f"({type(exc).__name__}: {exc}).")
+
+        if page.method == content.BINARY:
+            kind = content.media_type(result.content_type) or "unknown type"
+            size = _size_text(result, settings)
+            return Section(url, OK, f"[no text] {url}\nBinary content of type {kind}, {size}, not readable.")
+        text = strip_controls(page.text).strip()
+        if not text:
+            return Section(url, OK, f"[no text] {url}\nThe page has no readable text.")
+
+        title = " ".join(strip_controls(page.title).split()) or result.final_url
+        source = ctx.sources.register(result.final_url, title)
+        lines = [f"[{source.number}] {title} — {result.final_url}"]
+        if result.final_url != url:
+            lines.append(f"(redirected from {url})")
+        if result.truncated:
+            lines.append(f"[stopped at the {human_bytes(settings.visit_max_bytes)} download cap]")
+        if result.incomplete:
+            lines.append(f"[the download ended early: {result.incomplete} The text may be partial.]")
+
+        if settings.extract and ctx.complete is not None:
+            body = await self._extract(result.final_url, goal, text, page.full_chars, ctx, deadline, share)
+        else:
+            body = cap_section(text, share, page.full_chars)
+        lines.append(body)
+        return Section(url, OK, "\n".join(lines), source.number)
+
+    # -- goal-directed extraction ------------------------------------------------------------
+    async def _extract(self, url: str, goal: str, text: str, full_chars: int | None, ctx: ToolContext,
+                       deadline: float, share: int) -> str:
+        """The ladder: short/empty reply → 70% (×3) → 25,000 chars; not JSON → retry (×3)."""
+        settings = ctx.settings
+        current, _cut = tokens.truncate(redact(text), settings.extract_max_tokens)
+        attempt = shrinks = parse_retries = 0
+        last_problem = ""
+        while True:
+            attempt += 1
+            messages = extraction_messages(goal, url, current)
+            reply = None
+            problem, why = "short", "no reply"
+            try:
+                async with asyncio.timeout_at(deadline):
+                    reply = await ctx.complete(messages, purpose="extract", model=settings.extract_model)
+            except TimeoutError:
+                ctx.progress(f"extract attempt {attempt}: out of time, showing the page text")
+                return fallback_text(text, share, full_chars, "the visit's time limit ran out")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # any model failure is a failed attempt
+                problem, why = "short", f"model error ({_short(exc)})"
+            usage = _usage(reply)
+            if reply is not None:
+                raw = str(getattr(reply, "text", "") or "")
+                parsed = parse_extraction(raw)
+                if not raw.strip():
+                    problem, why = "short", "empty reply"
+                elif parsed is None:
+                    problem, why = "parse", "reply is not valid JSON"
+                elif len(parsed[0].strip()) + len(parsed[1].strip()) < EXTRACT_MIN_CHARS:
+                    problem, why = "short", "reply too short"
+                else:
+                    ctx.progress(f"extract attempt {attempt}: done", **usage)
+                    return extracted_text(*parsed)
+            last_problem = why
+            if problem == "short":
+                shrinks += 1
+                if shrinks <= EXTRACT_SHRINK_STEPS:
+                    current = current[: int(len(current) * EXTRACT_SHRINK)]
+                    step = f"shrinking to {EXTRACT_SHRINK:.0%}"
+                elif shrinks == EXTRACT_SHRINK_STEPS + 1:
+                    current = current[:EXTRACT_LAST_CHARS]
+                    step = f"cutting to {EXTRACT_LAST_CHARS:,} characters"
+                else:
+                    step = ""
+            else:
+                parse_retries += 1
+                step = "retrying" if parse_retries <= EXTRACT_PARSE_RETRIES else ""
+            ctx.progress(f"extract attempt {attempt}: {why}, {step or 'giving up, showing the page text'}", **usage)
+            if not step:
+                return fallback_text(text, share, full_chars,
+                                     f"no usable reply after {attempt} attempts; last: {last_problem}")
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def overall_status(statuses: list[str]) -> str:
+    if statuses and all(s == FAILED for s in statuses):
+        return FAILED
+    if statuses and all(s in (FAILED, REFUSED) for s in statuses):
+        return REFUSED
+    return OK
+
+
+def fetch_error_text(exc: FetchError) -> str:
+    hint = {
+        "timeout": " The server is slow or unreachable; try another source.",
+        "dns": " Check the spelling of the host name, or search for the page.",
+        "connect": " The server is down or unreachable; try another source.",
+        "redirect": " Try another source.",
+        "too_many_redirects": " Try another source.",
+    }.get(exc.kind, "")
+    return exc.message + hint
+
+
+def http_error_text(result: FetchResult) -> str:
+    status = result.status
+    text = f"HTTP {status} {result.reason}".rstrip() + f" for {result.final_url}."
+    if status in (404, 410):
+        text += " The page does not exist (any more); check the URL or search for it."
+    elif status in (401, 403):
+        text += " The server refuses access (a login or bot protection); try another source."
+    elif status == 429:
+        text += " The server is rate limiting; try another source."
+    elif status >= 500:
+        text += " The server failed; try again later or another source."
+    return text
+
+
+def _size_text(result: FetchResult, settings) -> str:
+    if result.truncated:
+        length = result.headers.get("content-length", "") if result.headers else ""
+        if length.isdigit():
+            return f"{int(length):,} bytes"
+        return f"more than {human_bytes(settings.visit_max_bytes)}"
+    return f"{len(result.body):,} bytes"
+
+
+def cap_section(text: str, max_tokens: int, full_chars: int | None = None) -> str:
+    """``text`` cut to ``max_tokens`` with a note; ``full_chars`` says the text was already
+    cut from a longer whole (then the totals are estimates)."""
+    ids = tokens.encoder().encode(text, disallowed_special=())
+    total = len(ids)
+    estimated = False
+    if full_chars and full_chars > len(text):
+        total = round(total * full_chars / max(1, len(text)))
+        estimated = True
+    if total <= max_tokens:
+        return text
+    kept = tokens.encoder().decode(ids[:max_tokens]).rstrip() if len(ids) > max_tokens else text
+    return kept + "\n" + cut_note(total - max_tokens, total, estimated)
+
+
+def fallback_text(text: str, share: int, full_chars: int | None, why: str) -> str:
+    return (f"[extraction failed ({why}); showing the page text instead]\n"
+            + cap_section(text, share, full_chars))
+
+
+def extracted_text(evidence: str, summary: str) -> str:
+    evidence = strip_controls(evidence).strip() or "(none)"
+    summary = strip_controls(summary).strip() or "(none)"
+    return f"Evidence:\n{evidence}\n\nSummary:\n{summary}"
+
+
+@functools.lru_cache(maxsize=1)
+def prompt_template() -> str:
+    return PROMPT_FILE.read_text(encoding="utf-8")
+
+
+def extraction_messages(goal: str, url: str, page_text: str) -> list[dict[str, str]]:
+    """The extraction request: one user message from prompts/extract.txt."""
+    template = prompt_template()
+    head, _, tail = template.partition("{content}")
+    goal = redact(goal)
+
+    def fill(part: str) -> str:
+        return part.replace("{goal}", goal).replace("{url}", url)
+
+    page_text = page_text.replace(PAGE_END, "=== PAGE END (quoted in the page) ===")
+    return [{"role": "user", "content": fill(head) + page_text + fill(tail)}]
+
+
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json5?|JSON)?\s*\n?(.*?)```", re.DOTALL)
+
+
+def parse_extraction(raw: str) -> tuple[str, str] | None:
+    """(evidence, summary) from an extraction reply, or None when it is not such JSON.
+
+    Tolerates reasoning in ``<think>`` blocks, code fences, prose around the object, raw
+    newlines inside strings, JSON5 (single quotes, trailing commas), a list as evidence, and
+    the key spellings "rational"/"rationale".
+    """
+    text = _THINK_BLOCK.sub("", raw or "")
+    if "</think>" in text.lower():
+        text = text[text.lower().rindex("</think>") + len("</think>"):]
+    fenced = _FENCE.search(text)
+    if fenced and "{" in fenced.group(1):
+        text = fenced.group(1)
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    blob = text[start:end + 1]
+    obj: Any = None
+    try:
+        obj = json.loads(blob, strict=False)
+    except ValueError:
+        try:
+            import json5
+
+            obj = json5.loads(blob)
+        except Exception:
+            return None
+    if not isinstance(obj, dict):
+        return None
+    fields = {str(k).strip().lower(): v for k, v in obj.items()}
+    if "evidence" not in fields and "summary" not in fields:
+        return None
+    return _as_text(fields.get("evidence")), _as_text(fields.get("summary"))
+
+
+def _as_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(_as_text(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _usage(reply: Any) -> dict[str, Any]:
+    if reply is None:
+        return {}
+    return {
+        "cost_usd": getattr(reply, "cost_usd", None),
+        "prompt_tokens": getattr(reply, "prompt_tokens", None),
+        "completion_tokens": getattr(reply, "completion_tokens", None),
+    }
+
+
+def _short(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"

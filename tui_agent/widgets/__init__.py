@@ -1,0 +1,1 @@
+"""Widgets of the main screen: header, trace panes, token gauge, action pane, list of calls."""

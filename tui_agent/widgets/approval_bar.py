@@ -1,0 +1,124 @@
+"""The action pane: the tool call waiting for a decision (shown in full, wrapped), its
+approval bar, the JSON argument editor (validated against the tool's schema) and the reject
+reason input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Button, Input, Static, TextArea
+
+
+class _SchemaTool:
+    """What validate_arguments needs: a name and a JSON schema."""
+
+    def __init__(self, name: str, schema: dict[str, Any]) -> None:
+        self.name = name
+        self.parameters = schema
+
+
+def check_arguments(text: str, tool: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    """(arguments, None) when ``text`` is JSON valid for the schema, else (None, message)."""
+    try:
+        args = json.loads(text)
+    except ValueError as exc:
+        return None, f"Not valid JSON: {exc}"
+    from ..tools.base import validate_arguments  # lazily: keeps the tools package off the first frame
+
+    error = validate_arguments(_SchemaTool(tool, schema or {"type": "object"}), args)  # type: ignore[arg-type]
+    return (None, error) if error else (args, None)
+
+
+class ApprovalBar(Horizontal):
+    DEFAULT_CSS = """
+    ApprovalBar { height: 1; width: 1fr; }
+    ApprovalBar > Button { margin-right: 1; min-width: 0; }
+    """
+
+    def compose(self):
+        yield Button("Approve a", id="approve", variant="success", compact=True)
+        yield Button("Edit e", id="edit", variant="primary", compact=True)
+        yield Button("Reject r", id="reject", variant="error", compact=True)
+        yield Button("Always A", id="always", variant="default", compact=True)
+
+
+class ArgumentEditor(Vertical):
+    """JSON editor for the pending call's arguments; ``ctrl+s`` approves, ``escape`` cancels."""
+
+    DEFAULT_CSS = """
+    ArgumentEditor { height: auto; max-height: 16; }
+    ArgumentEditor > TextArea { height: auto; max-height: 12; min-height: 3; }
+    ArgumentEditor > #args-error { color: $error; height: auto; max-height: 4; }
+    ArgumentEditor > Horizontal { height: 1; }
+    ArgumentEditor Button { margin-right: 1; min-width: 0; }
+    """
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.tool = ""
+        self.schema: dict[str, Any] = {}
+        self.error: str | None = None
+
+    def compose(self):
+        yield TextArea("", id="args-text", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        yield Static("", id="args-error")
+        with Horizontal():
+            yield Button("Approve edited ctrl+s", id="approve-edit", variant="success", compact=True)
+            yield Button("Cancel esc", id="cancel-edit", compact=True)
+
+    def start(self, tool: str, schema: dict[str, Any], arguments: Any) -> None:
+        self.tool, self.schema = tool, schema
+        area = self.query_one(TextArea)
+        area.text = json.dumps(arguments, indent=2, ensure_ascii=False)
+        self._validate()
+        area.focus()
+
+    @property
+    def text(self) -> str:
+        return self.query_one(TextArea).text
+
+    def parsed(self) -> tuple[Any, str | None]:
+        return check_arguments(self.text, self.tool, self.schema)
+
+    def _validate(self) -> None:
+        _, self.error = self.parsed()
+        self.query_one("#args-error", Static).update(self.error or "")
+        self.query_one("#approve-edit", Button).disabled = self.error is not None
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._validate()
+
+
+class ActionPane(Vertical):
+    """Pending (or selected) call above its approval bar, editor and reason input."""
+
+    DEFAULT_CSS = """
+    ActionPane { height: auto; max-height: 70%; }
+    ActionPane > #call-scroll { height: auto; max-height: 14; }
+    ActionPane #reject-reason { height: 1; border: none; padding: 0 1; background: $boost; }
+    """
+
+    def compose(self):
+        with VerticalScroll(id="call-scroll"):
+            yield Static("", id="call-view")
+        yield ApprovalBar(id="approval-bar")
+        yield ArgumentEditor(id="arg-editor")
+        yield Input(placeholder="Reason for rejecting (the model reads it) · Enter sends · Esc cancels",
+                    id="reject-reason", compact=True)
+
+    def on_mount(self) -> None:
+        self.set_mode("none")
+
+    def set_mode(self, mode: str) -> None:
+        """none | pending | edit | reject"""
+        self.query_one(ApprovalBar).display = mode == "pending"
+        self.query_one(ArgumentEditor).display = mode == "edit"
+        self.query_one("#reject-reason", Input).display = mode == "reject"
+        self.set_class(mode != "none", "-pending")
+
+    def show(self, content: Content | str) -> None:
+        self.query_one("#call-view", Static).update(content)

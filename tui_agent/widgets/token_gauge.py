@@ -1,0 +1,125 @@
+"""The token gauge: context used against the forced-answer threshold and the window (the
+reserve visible), coloured by fill; beside it model calls, elapsed time and cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+from textual.widget import Widget
+
+# Fill (of the threshold) at which the bar turns from ok to warn, and from warn to high.
+WARN_AT, HIGH_AT = 0.6, 0.85
+
+
+@dataclass
+class GaugeFigures:
+    prompt_tokens: int = 0
+    threshold: int = 0
+    window: int = 0
+    measured: int | None = None
+    calls: int = 0
+    max_calls: int = 0
+    elapsed_s: float = 0.0
+    max_s: float = 0.0
+    cost_usd: float | None = None
+    budget_usd: float | None = None
+
+
+def human_k(n: int) -> str:
+    if n >= 1000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k")
+    return str(n)
+
+
+def clock(seconds: float) -> str:
+    s = int(max(0.0, seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def fill_level(f: GaugeFigures) -> str:
+    if not f.threshold:
+        return "ok"
+    ratio = f.prompt_tokens / f.threshold
+    return "high" if ratio >= HIGH_AT else "warn" if ratio >= WARN_AT else "ok"
+
+
+class TokenGauge(Widget):
+    DEFAULT_CSS = """
+    TokenGauge { height: 1; width: 1fr; }
+    """
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.figures = GaugeFigures()
+
+    def set_figures(self, figures: GaugeFigures) -> None:
+        if figures != self.figures:
+            self.figures = figures
+            self.refresh()
+
+    # -- pieces ---------------------------------------------------------------------------
+    def _bar(self, width: int) -> list:
+        f = self.figures
+        if not f.window:
+            return [("▕", "$text-muted"), ("·" * width, "$gauge-empty"), ("▏", "$text-muted")]
+        fill = min(width, round(f.prompt_tokens / f.window * width))
+        if f.prompt_tokens and not fill:
+            fill = 1
+        gate = min(width, max(0, round(f.threshold / f.window * width)))
+        style = "$gauge-" + fill_level(f)
+        parts: list = [("▕", "$text-muted")]
+        if fill:
+            parts.append(("█" * fill, style))
+        if gate > fill:
+            parts.append(("░" * (gate - fill), "$gauge-empty"))
+        rest = width - max(fill, gate)
+        if rest > 0:
+            parts.append(("▒" * rest, "$gauge-reserve"))
+        parts.append(("▏", "$text-muted"))
+        return parts
+
+    def _token_texts(self) -> list[str]:
+        f = self.figures
+        reserve = max(0, f.window - f.threshold)
+        meas = f" · {f.measured:,} measured" if f.measured is not None else ""
+        meas_short = f" · {human_k(f.measured)} meas." if f.measured is not None else ""
+        if not f.window:
+            return ["tokens —", "—"]
+        return [
+            f" {f.prompt_tokens:,} / {f.threshold:,} tokens · window {f.window:,}, reserve {reserve:,}{meas}",
+            f" {f.prompt_tokens:,}/{f.threshold:,} · window {human_k(f.window)} reserve {human_k(reserve)}{meas_short}",
+            f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)} · res {human_k(reserve)}{meas_short}",
+            f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)}",
+        ]
+
+    def _tail(self) -> list[str]:
+        f = self.figures
+        out = [f"calls {f.calls}/{f.max_calls}", f"{clock(f.elapsed_s)} / {clock(f.max_s)}"]
+        if f.cost_usd is not None:
+            out.append(f"${f.cost_usd:.4f}" + (f" / ${f.budget_usd:.2f}" if f.budget_usd is not None else ""))
+        elif f.budget_usd is not None:
+            out.append(f"budget ${f.budget_usd:.2f}")
+        return out
+
+    def render(self) -> Content:
+        width = self.size.width or 100
+        tail = self._tail()
+        tail_text = "  │  ".join(tail)
+        for bar_w, text in [(24, t) for t in self._token_texts()[:2]] + [(12, t) for t in self._token_texts()[1:]] + [(8, self._token_texts()[-1])]:
+            total = len("ctx ") + bar_w + 2 + len(text) + 5 + len(tail_text)
+            if total <= width:
+                break
+        else:
+            tail_text = "  ".join(tail)
+        parts: list = [("ctx ", "bold")]
+        parts += self._bar(bar_w)
+        parts.append((text, ""))
+        parts.append(("  │  ", "$text-muted"))
+        for i, item in enumerate(tail_text.split("  │  ")):
+            if i:
+                parts.append(("  │  ", "$text-muted"))
+            parts.append((item, ""))
+        return Content.assemble(*parts)

@@ -1,0 +1,208 @@
+"""The trace panes: Thought (streamed plain text), Observation and Answer (Markdown).
+
+``StreamingText`` is built for fast streams: it keeps wrapped lines and re-wraps only the last
+line of text when more arrives, so appending is proportional to the new text, not to all of it.
+It follows new text only when the view is already at the bottom.
+
+The Markdown panes are replaced (not appended to); replacements are debounced so moving
+quickly through steps renders only the step the user stops at.
+"""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Markdown
+
+# Delay before a Markdown pane renders replaced content (seconds).
+MARKDOWN_DEBOUNCE_S = 0.03
+
+
+def wrap_line(line: str, width: int) -> list[str]:
+    """Greedy word wrap by terminal cells; long words are broken. Never returns []."""
+    if width <= 0:
+        return [line]
+    if cell_len(line) <= width:
+        return [line]
+    out: list[str] = []
+    current = ""
+    current_w = 0
+    for word in _words(line):
+        w = cell_len(word)
+        if current_w + w <= width:
+            current += word
+            current_w += w
+            continue
+        if current:
+            out.append(current.rstrip(" ") if word.strip() else current)
+            current, current_w = "", 0
+            if not word.strip():
+                continue  # a space at a line break is dropped
+        while w > width:
+            cut = _cut_cells(word, width)
+            out.append(word[:cut])
+            word = word[cut:]
+            w = cell_len(word)
+        current, current_w = word, w
+    out.append(current)
+    return out
+
+
+def _words(line: str) -> list[str]:
+    words: list[str] = []
+    start = 0
+    for i, ch in enumerate(line):
+        if ch == " ":
+            if i > start:
+                words.append(line[start:i])
+            words.append(" ")
+            start = i + 1
+    if start < len(line):
+        words.append(line[start:])
+    return words
+
+
+def _cut_cells(text: str, width: int) -> int:
+    total = 0
+    for i, ch in enumerate(text):
+        total += cell_len(ch)
+        if total > width:
+            return max(1, i)
+    return len(text)
+
+
+class StreamingText(ScrollView, can_focus=True):
+    """Plain text that grows quickly; wraps to the widget width."""
+
+    DEFAULT_CSS = """
+    StreamingText { height: 1fr; overflow-x: hidden; }
+    """
+
+    def __init__(self, text: str = "", placeholder: str = "", **kw) -> None:
+        super().__init__(**kw)
+        self.placeholder = placeholder
+        self._lines: list[str] = [""]
+        self._vis: list[str] = []
+        self._last_start = 0  # index in _vis of the first visual line of the last text line
+        self._wrap_width = 0
+        if text:
+            self._lines = text.split("\n")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self._lines)
+
+    # -- content ----------------------------------------------------------------------------
+    def set_text(self, text: str) -> None:
+        if text == self.text:
+            return
+        self._lines = text.split("\n")
+        self._rewrap_all()
+        self.scroll_home(animate=False)
+
+    def append(self, text: str) -> None:
+        if not text:
+            return
+        follow = self.is_vertical_scroll_end
+        parts = text.split("\n")
+        self._lines[-1] += parts[0]
+        self._lines.extend(parts[1:])
+        width = self._width()
+        if width != self._wrap_width or not self._vis:
+            self._rewrap_all()
+        else:
+            # Greedy wrapping never changes earlier visual lines: re-wrap only the last one.
+            tail = self._vis.pop() + parts[0]
+            self._vis.extend(wrap_line(tail, width))
+            for line in parts[1:]:
+                self._last_start = len(self._vis)
+                self._vis.extend(wrap_line(line, width))
+            self._fix_virtual_size()
+        if follow:
+            self.scroll_end(animate=False)
+        self.refresh()
+
+    # -- layout -------------------------------------------------------------------------------
+    def _width(self) -> int:
+        return max(1, self.scrollable_content_region.width or self.size.width or 80)
+
+    def _rewrap_all(self) -> None:
+        width = self._width()
+        self._wrap_width = width
+        vis: list[str] = []
+        for line in self._lines:
+            self._last_start = len(vis)
+            vis.extend(wrap_line(line, width))
+        self._vis = vis
+        self._fix_virtual_size()
+        self.refresh()
+
+    def _fix_virtual_size(self) -> None:
+        self.virtual_size = Size(self._wrap_width, len(self._vis))
+
+    def on_resize(self) -> None:
+        if self._width() != self._wrap_width:
+            follow = self.is_vertical_scroll_end
+            self._rewrap_all()
+            if follow:
+                self.scroll_end(animate=False)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        style = self.rich_style
+        index = y + self.scroll_offset.y
+        if not self._vis or (len(self._vis) == 1 and not self._vis[0]):
+            if y == 0 and self.placeholder:
+                text = self.placeholder[:width]
+                return Strip([Segment(text, style + self.get_component_rich_style("streaming-text--placeholder")),
+                              Segment(" " * max(0, width - cell_len(text)), style)])
+            return Strip.blank(width, style)
+        if index >= len(self._vis):
+            return Strip.blank(width, style)
+        line = self._vis[index]
+        pad = max(0, width - cell_len(line))
+        return Strip([Segment(line, style), Segment(" " * pad, style)])
+
+    COMPONENT_CLASSES = {"streaming-text--placeholder"}
+    DEFAULT_CSS += """
+    StreamingText > .streaming-text--placeholder { color: $text-muted; text-style: italic; }
+    """
+
+
+class MarkdownPane(VerticalScroll):
+    """A scrollable Markdown document whose content is replaced as a whole."""
+
+    DEFAULT_CSS = """
+    MarkdownPane { height: 1fr; }
+    MarkdownPane > Markdown { margin: 0; padding: 0 1 0 0; background: transparent; }
+    """
+
+    def __init__(self, text: str = "", **kw) -> None:
+        super().__init__(**kw)
+        self._text = text
+        self._timer = None
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    def compose(self):
+        yield Markdown(self._text)
+
+    def set_markdown(self, text: str, *, top: bool = True) -> None:
+        if text == self._text:
+            return
+        self._text = text
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(MARKDOWN_DEBOUNCE_S, lambda: self._render_now(top))
+
+    def _render_now(self, top: bool) -> None:
+        self._timer = None
+        self.query_one(Markdown).update(self._text)
+        if top:
+            self.scroll_home(animate=False)
