@@ -16,11 +16,16 @@ A 2-step and a 100-step run are interleaved --repeat times; medians.
 - CPU per step beyond start-up = (cpu100 - cpu2) / 98. Goal < 50 ms.
 - Peak RSS of the 100-step run. Goal < 600 MB.
 
-Then an in-process check of the hot path (a 20-step ``runner.Run`` under cProfile with the same
-servers): that ``litellm.completion_cost`` is not called (neither by our code nor by litellm
-for us), what pricing calls cost, and that one httpx client serves the run's tools and one the
-model calls (``httpx.AsyncClient`` constructions counted); plus a grep of ``tui_agent/``.
-``--profile`` also runs the 100-step child under cProfile and prints its top functions.
+For attribution the same pair of runs is repeated with the model call replaced inside the child
+(``LLM.complete`` patched to return the same scripted replies at once, so litellm is never
+imported): the difference between the rows is what litellm costs per step.
+
+Then an in-process check of the hot path (a 10-step ``runner.Run`` under cProfile with the same
+servers): who calls ``litellm.completion_cost`` / ``cost_per_token`` (our code or litellm's
+own success logging), how often per model call and at what cost, and that one httpx client
+serves the run's tools and one the model calls (``httpx.AsyncClient`` constructions counted); plus a grep of ``tui_agent/``.
+``--profile`` also runs the 100-step child under cProfile and prints its top functions;
+``--no-stream-row`` adds the CLI with ``--no-stream`` (what streaming costs).
 
 Run: ``.venv/bin/python benchmarks/bench_e2e.py [--repeat 3] [--profile]``.
 """
@@ -86,12 +91,14 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def run_child(chat: ChatServer, searx: SearxServer, n: int, prefix: list[str] | None = None) -> dict[str, Any]:
+def run_child(chat: ChatServer, searx: SearxServer, n: int, prefix: list[str] | None = None,
+              instant: bool = False, extra: list[str] | None = None) -> dict[str, Any]:
     script(chat, n)
     before = len(chat.requests)
     with tempfile.TemporaryDirectory(prefix="bench-e2e-") as tmp:
         out_path, err_path = Path(tmp) / "out.json", Path(tmp) / "trace.txt"
-        cmd = [sys.executable] + (prefix or []) + ["-m", "tui_agent"] + cli_args(chat, searx, str(Path(tmp) / "data"))
+        entry = [str(Path(__file__).resolve()), "--instant-child", str(n), "--"] if instant else ["-m", "tui_agent"]
+        cmd = [sys.executable] + (prefix or []) + entry + cli_args(chat, searx, str(Path(tmp) / "data")) + (extra or [])
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             t0 = time.perf_counter()
             proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=child_env(), cwd=tmp)
@@ -106,9 +113,31 @@ def run_child(chat: ChatServer, searx: SearxServer, n: int, prefix: list[str] | 
             raise SystemExit(f"the CLI did not print a JSON result (exit {proc.returncode}): {text[:500]!r}")
     if result.get("termination") != "answer" or result.get("tool_calls") != n:
         raise SystemExit(f"unexpected result for {n} steps: {result}")
-    assert len(chat.requests) - before == n + 1
+    assert len(chat.requests) - before == (0 if instant else n + 1)
     return {"cpu_s": ru.ru_utime + ru.ru_stime, "user_s": ru.ru_utime, "sys_s": ru.ru_stime,
             "rss_mb": ru.ru_maxrss / 1024.0, "wall_s": wall}
+
+
+def instant_child(n: int, argv: list[str]) -> int:
+    """The CLI with ``LLM.complete`` answering the same script in-process (litellm never imported)."""
+    from tui_agent import cli, llm
+
+    calls = 0
+
+    async def complete(self: Any, messages: Any, *, purpose: str = "research", model: str | None = None,
+                       stream: bool | None = None, on_delta: Any = None, on_retry: Any = None,
+                       stop: Any = None) -> llm.Reply:
+        nonlocal calls
+        calls += 1
+        text = search_call(calls) if calls <= n else "<think>Enough.</think><answer>About two percent a year [1].</answer>"
+        if on_delta:
+            on_delta(text, False)
+        return llm.Reply(text, "", prompt_tokens=sum(len(m["content"]) for m in messages) // 4,
+                         completion_tokens=len(text) // 4, cost_usd=None, finish_reason="stop",
+                         model=model or "openai/test-model")
+
+    llm.LLM.complete = complete  # type: ignore[method-assign]
+    return cli.main(argv)
 
 
 # --- in-process check ---------------------------------------------------------------------------
@@ -122,7 +151,7 @@ def grep_code() -> list[str]:
     return hits
 
 
-def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 20) -> None:
+def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 10) -> None:
     import httpx
 
     from tui_agent.approval import AutoApprover
@@ -142,7 +171,7 @@ def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 20) -> None:
         orig_init(self, *a, **kw)
 
     with tempfile.TemporaryDirectory(prefix="bench-e2e-inproc-") as tmp:
-        ns = build_run_parser().parse_args(cli_args(chat, searx, str(Path(tmp) / "data")))
+        ns = build_run_parser().parse_args(cli_args(chat, searx, str(Path(tmp) / "data"))[1:])
         settings = settings_from(ns)
         # warm-up run: imports litellm and builds its cached model client
         script(chat, 2)
@@ -162,20 +191,23 @@ def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 20) -> None:
     assert result["termination"] == "answer" and result["tool_calls"] == n, result
 
     stats = pstats.Stats(prof)
-    wanted = ("completion_cost", "cost_per_token", "response_cost_calculator", "get_model_info", "_get_model_info_helper")
+    calls = n + 1  # model calls
+    wanted = ("completion_cost", "cost_per_token", "response_cost_calculator", "get_model_info")
     rows = []
-    for (fname, line, func), (cc, nc, tt, ct, _callers) in stats.stats.items():  # type: ignore[attr-defined]
+    for (fname, line, func), (cc, nc, tt, ct, callers) in stats.stats.items():  # type: ignore[attr-defined]
         if func in wanted:
             short = fname.split("site-packages/")[-1] if "site-packages/" in fname else os.path.relpath(fname, ROOT)
-            rows.append((func, nc, ct, f"{short}:{line}"))
-    rows.sort(key=lambda r: -r[2])
-    print(f"\nin-process check: {n}-step runner.Run (with store) under cProfile, {cpu / n * 1e3:.1f} ms CPU/step "
-          f"(profiled)")
-    print(f"{'function':<28} {'calls':>6} {'cum ms/step':>12}  where")
-    for func, nc, ct, where in rows:
-        print(f"{func:<28} {nc:6d} {ct / n * 1e3:12.3f}  {where}")
-    if not any(r[0] == "completion_cost" for r in rows):
-        print("completion_cost: not called during the run")
+            ours = sum(c[1] for (cf, _, _), c in callers.items() if "/tui_agent/" in cf)
+            rows.append((func, nc, ours, ct, f"{short}:{line}"))
+    rows.sort(key=lambda r: -r[3])
+    print(f"\nin-process check: {n}-step runner.Run (with store, {calls} model calls) under cProfile, "
+          f"{cpu / n * 1e3:.1f} ms CPU/step (profiled)")
+    print(f"{'function':<26} {'calls':>6} {'/model call':>11} {'from tui_agent':>14} {'cum ms/step':>12}  where")
+    for func, nc, ours, ct, where in rows:
+        print(f"{func:<26} {nc:6d} {nc / calls:11.1f} {ours:14d} {ct / n * 1e3:12.3f}  {where}")
+    ours_cc = sum(r[2] for r in rows if r[0] == "completion_cost")
+    print(f"completion_cost called from tui_agent: {ours_cc} times; from litellm's own success logging: "
+          f"{sum(r[1] for r in rows if r[0] == 'completion_cost') - ours_cc} times")
     print(f"httpx.AsyncClient constructions during the run: {len(created)}")
     for c in sorted(set(created)):
         print(f"  {created.count(c)} × from {c}")
@@ -207,36 +239,56 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--no-check", action="store_true", help="skip the in-process check")
-    args = ap.parse_args()
+    ap.add_argument("--no-stream-row", action="store_true", help="also run the CLI with --no-stream")
+    ap.add_argument("--instant-child", type=int, help=argparse.SUPPRESS)
+    args, rest = ap.parse_known_args()
+    if args.instant_child is not None:
+        return instant_child(args.instant_child, rest[1:] if rest[:1] == ["--"] else rest)
     small, big = 2, args.steps
 
     with ChatServer() as chat, SearxServer() as searx:
         searx.responder = responder
-        run_child(chat, searx, small)  # warm-up: page cache, .pyc files
-        runs: dict[int, list[dict[str, Any]]] = {small: [], big: []}
+        modes: dict[str, tuple[bool, list[str]]] = {"CLI": (False, []), "CLI, no litellm": (True, [])}
+        if args.no_stream_row:
+            modes["CLI --no-stream"] = (False, ["--no-stream"])
+        runs: dict[tuple[str, int], list[dict[str, Any]]] = {(m, k): [] for m in modes for k in (small, big)}
         for _ in range(args.repeat):
-            runs[small].append(run_child(chat, searx, small))
-            runs[big].append(run_child(chat, searx, big))
+            for mode, (instant, extra) in modes.items():
+                runs[(mode, small)].append(run_child(chat, searx, small, instant=instant, extra=extra))
+                runs[(mode, big)].append(run_child(chat, searx, big, instant=instant, extra=extra))
+        med = {key: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for key, rs in runs.items()}
 
-        med = {n: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for n, rs in runs.items()}
-        print(f"end to end: real CLI child, streaming replies from ChatServer, search on SearxServer (10 results);"
-              f" median of {args.repeat}")
-        head = f"{'run':<10} {'cpu s':>8} {'user s':>8} {'sys s':>7} {'wall s':>8} {'peak RSS MB':>12}"
+        print(f"end to end: CLI child process, streaming replies from ChatServer, search on SearxServer "
+              f"(10 results/query); median of {args.repeat}")
+        head = (f"{'mode':<16} {'steps':>5} {'cpu s':>7} {'user s':>7} {'sys s':>6} {'wall s':>7} {'peak RSS MB':>12} │ "
+                f"{'cpu ms/step*':>12} {'goal <50':>9}")
         print(head)
         print("-" * len(head))
-        for n in (small, big):
-            m = med[n]
-            print(f"{str(n) + ' steps':<10} {m['cpu_s']:8.2f} {m['user_s']:8.2f} {m['sys_s']:7.2f} {m['wall_s']:8.2f} "
-                  f"{m['rss_mb']:12.1f}")
-        per_step = [(b["cpu_s"] - s["cpu_s"]) / (big - small) * 1e3 for s, b in zip(runs[small], runs[big])]
-        cpu_ms = (med[big]["cpu_s"] - med[small]["cpu_s"]) / (big - small) * 1e3
-        wall_ms = (med[big]["wall_s"] - med[small]["wall_s"]) / (big - small) * 1e3
-        print(f"CPU per step beyond start-up = (cpu{big} - cpu{small}) / {big - small} = {cpu_ms:.1f} ms "
-              f"(pairs: {', '.join(f'{x:.1f}' for x in per_step)}); goal < {GOAL_CPU_MS:.0f} ms: "
-              f"{'ok' if cpu_ms < GOAL_CPU_MS else 'MISSED'}")
-        print(f"wall per step beyond start-up = {wall_ms:.1f} ms; start-up CPU ≈ {med[small]['cpu_s']:.2f} s")
-        print(f"peak RSS, {big} steps = {med[big]['rss_mb']:.0f} MB; goal < {GOAL_RSS_MB:.0f} MB: "
-              f"{'ok' if med[big]['rss_mb'] < GOAL_RSS_MB else 'MISSED'}")
+        per_step: dict[str, float] = {}
+        for mode in modes:
+            cpu_ms = (med[(mode, big)]["cpu_s"] - med[(mode, small)]["cpu_s"]) / (big - small) * 1e3
+            per_step[mode] = cpu_ms
+            for k in (small, big):
+                m = med[(mode, k)]
+                tail = f"{cpu_ms:12.1f} {('ok' if cpu_ms < GOAL_CPU_MS else 'MISSED'):>9}" if k == big else ""
+                print(f"{mode:<16} {k:5d} {m['cpu_s']:7.2f} {m['user_s']:7.2f} {m['sys_s']:6.2f} {m['wall_s']:7.2f} "
+                      f"{m['rss_mb']:12.1f} │ {tail}")
+        print(f"* (cpu{big} - cpu{small}) / {big - small}; pairs (CLI): " + ", ".join(
+            f"{(b['cpu_s'] - s['cpu_s']) / (big - small) * 1e3:.1f}"
+            for s, b in zip(runs[("CLI", small)], runs[("CLI", big)])))
+        lite = per_step["CLI"] - per_step["CLI, no litellm"]
+        print(f"CPU per step beyond start-up: {per_step['CLI']:.1f} ms (goal < {GOAL_CPU_MS:.0f} ms: "
+              f"{'ok' if per_step['CLI'] < GOAL_CPU_MS else 'MISSED'}); of which litellm ≈ {lite:.1f} ms "
+              f"({lite / per_step['CLI']:.0%}), the rest (engine, store, search, trace) ≈ "
+              f"{per_step['CLI, no litellm']:.1f} ms")
+        if "CLI --no-stream" in per_step:
+            print(f"streaming costs ≈ {per_step['CLI'] - per_step['CLI --no-stream']:.1f} ms CPU per step "
+                  f"(CLI {per_step['CLI']:.1f} vs --no-stream {per_step['CLI --no-stream']:.1f}; the scripted "
+                  f"server sends 8-character chunks)")
+        rss = med[("CLI", big)]["rss_mb"]
+        print(f"peak RSS, {big} steps: {rss:.0f} MB (goal < {GOAL_RSS_MB:.0f} MB: {'ok' if rss < GOAL_RSS_MB else 'MISSED'}); "
+              f"start-up CPU (2 steps): {med[('CLI', small)]['cpu_s']:.2f} s with litellm, "
+              f"{med[('CLI, no litellm', small)]['cpu_s']:.2f} s without")
 
         if not args.no_check:
             in_process_check(chat, searx)

@@ -146,6 +146,36 @@ def cmd_run(argv: Sequence[str]) -> int:
     return run_headless(settings, question, store, kwargs, json_out=ns.json)
 
 
+async def _with_interrupts(run: Any) -> dict[str, Any]:
+    """First Ctrl-C: Submit now (answer from the evidence so far). Second: cancel the run."""
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    presses = 0
+
+    def on_sigint() -> None:
+        nonlocal presses
+        presses += 1
+        if presses == 1:
+            sys.stderr.write("\nsubmitting now: the model answers from the evidence so far (Ctrl-C again to cancel)\n")
+            run.request_submit()
+        elif task is not None:
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_sigint)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        pass
+    try:
+        return await run.start()
+    finally:
+        try:
+            loop.remove_signal_handler(signal.SIGINT)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+
+
 def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str, Any], *, json_out: bool) -> int:
     """Run (or continue) a session with the plain-terminal front end; returns the exit code."""
     from .headless import TracePrinter, clean, render_answer, terminal_approver
@@ -158,8 +188,8 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
     run = Run(settings, question, store=store, approver=terminal_approver(settings.auto_approve),
               listeners=[TracePrinter(sys.stderr)], **kwargs)
     try:
-        result = asyncio.run(run.start())
-    except KeyboardInterrupt:
+        result = asyncio.run(_with_interrupts(run))
+    except (KeyboardInterrupt, asyncio.CancelledError):
         sys.stderr.write("\ninterrupted: the session is saved; continue it with "
                          f"tui-agent run --resume {run.session_id}\n")
         return EXIT_NO_ANSWER

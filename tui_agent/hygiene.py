@@ -80,19 +80,27 @@ SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL
 MIN_SECRET_LENGTH = 6
 
 # Credential shapes, one alternation so a text is scanned once. Each starts at a word boundary;
-# the pattern begins with a character class (and checks the boundary behind it) for speed.
+# the pattern begins with a character class (and checks the boundary behind it) for speed, and
+# each branch checks the first character it belongs to.
 _SHAPE_RE = re.compile(
-    r"[sAgx](?<=\b[sAgx])(?:"
-    r"k-[A-Za-z0-9][A-Za-z0-9_\-]{15,}"  # sk-…: OpenAI / Anthropic style keys
-    r"|KIA[0-9A-Z]{16}\b"  # AKIA…: AWS access key id
-    r"|h[pousr]_[A-Za-z0-9]{20,}"  # ghp_ gho_ ghu_ ghs_ ghr_: GitHub tokens
-    r"|ithub_pat_[A-Za-z0-9_]{20,}"  # github_pat_…: GitHub fine-grained tokens
-    r"|ox[abposr]-[A-Za-z0-9\-]{10,}"  # xoxb- xoxp- …: Slack tokens
+    r"[sAgxBb](?<=\b[sAgxBb])(?:"
+    r"(?<=s)k-[A-Za-z0-9][A-Za-z0-9_\-]{15,}"  # sk-…: OpenAI / Anthropic style keys
+    r"|(?<=A)KIA[0-9A-Z]{16}\b"  # AKIA…: AWS access key id
+    r"|(?<=g)h[pousr]_[A-Za-z0-9]{20,}"  # ghp_ gho_ ghu_ ghs_ ghr_: GitHub tokens
+    r"|(?<=g)ithub_pat_[A-Za-z0-9_]{20,}"  # github_pat_…: GitHub fine-grained tokens
+    r"|(?<=x)ox[abposr]-[A-Za-z0-9\-]{10,}"  # xoxb- xoxp- …: Slack tokens
+    # "Bearer <token>": the word stays, the token goes. A token has a digit and 16+ characters,
+    # so prose like "bearer instruments" is left alone.
+    r"|(?<=[Bb])(?P<bearer>earer\s+)(?=[A-Za-z\-._~+/=]*\d)[A-Za-z0-9\-._~+/]{16,}=*"
     r")"
 )
-# "Bearer <token>": the word stays, the token goes. A token has a digit and 16+ characters,
-# so prose like "bearer instruments" is left alone.
-_BEARER_RE = re.compile(r"[Bb](?<=\b[Bb])(earer\s+)(?=[A-Za-z\-._~+/=]*\d)[A-Za-z0-9\-._~+/]{16,}=*")
+
+
+def _shape_sub(m: re.Match[str]) -> str:
+    bearer = m.group("bearer")
+    return m.group(0)[0] + bearer + REDACTED if bearer else REDACTED
+
+
 _NUMERIC = re.compile(r"[\d.,:+\-]+")
 
 _cache_lock = threading.Lock()
@@ -162,10 +170,7 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     pattern = _env_pattern(secret_values(environ))
     if pattern is not None:
         text = pattern.sub(REDACTED, text)
-    text = _SHAPE_RE.sub(REDACTED, text)
-    if "earer" in text:
-        text = _BEARER_RE.sub(lambda m: m.group(0)[0] + m.group(1) + REDACTED, text)
-    return text
+    return _SHAPE_RE.sub(_shape_sub, text)
 
 
 # --- size -------------------------------------------------------------------------------------

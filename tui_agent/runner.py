@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable
 
 from .config import Settings
@@ -9,7 +10,7 @@ from .engine import BreakpointHook, Engine, RunState
 from .events import Event
 from .llm import LLM
 from .store import Store, new_session_id
-from .tools.base import SourceRegistry
+from .tools.base import SourceRegistry, ToolRegistry
 
 
 class Run:
@@ -32,6 +33,8 @@ class Run:
         replay: Any = None,
         parent_id: str | None = None,
         fork_step: int | None = None,
+        tools: ToolRegistry | None = None,
+        http: Any = None,
     ) -> None:
         self.settings = settings
         self.question = question
@@ -47,8 +50,12 @@ class Run:
         self.replay = replay
         self.parent_id = parent_id
         self.fork_step = fork_step
+        # Injected tools (tests, embedders) bring their own HTTP client (``http``), if they need one.
+        self.tools = tools
+        self.http = http
         self.engine: Engine | None = None
         self.store_error: str | None = None
+        self._submit_early = False
 
     def _emit(self, event: Event) -> None:
         if self.store is not None:
@@ -61,21 +68,30 @@ class Run:
             listener(event)
 
     async def start(self) -> dict[str, Any]:
-        from .tools import build_registry
-        from .tools.net import make_client
+        if self.tools is None:
+            from .tools import build_registry
+            from .tools.net import make_client
 
+            tools, client = build_registry(self.settings), make_client(self.settings)
+        else:
+            tools, client = self.tools, contextlib.nullcontext(self.http)
         if self.store is not None and self.state is None:
             self.store.create_session(self.session_id, self.question, self.settings.model or "",
                                       self.settings.summary(), self.parent_id, self.fork_step)
-        async with make_client(self.settings) as http:
+        async with client as http:
             self.engine = Engine(
-                self.settings, self.question, tools=build_registry(self.settings), llm=self.llm,
+                self.settings, self.question, tools=tools, llm=self.llm,
                 approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
                 state=self.state, sources=self.sources, before_call=self.before_call,
                 system_prompt=self.system_prompt, replay=self.replay,
             )
+            if self._submit_early:
+                self.engine.request_submit()
             return await self.engine.run()
 
     def request_submit(self) -> None:
+        """Submit now; before the engine exists the request is kept for it."""
         if self.engine is not None:
             self.engine.request_submit()
+        else:
+            self._submit_early = True

@@ -121,3 +121,27 @@ def test_escape_sequences_from_the_model_never_reach_the_terminal(tmp_path, chat
     for stream in (proc.stdout, proc.stderr):
         assert "\x1b" not in stream and "\x07" not in stream and "\x9b" not in stream
     assert "red" in proc.stdout and "answer" in proc.stdout
+
+
+def test_ctrl_c_submits_now_and_a_second_ctrl_c_cancels(tmp_path, chat_server):
+    import signal
+    import time
+
+    from tests.servers import Reply
+
+    chat_server.script(call("search", query=["q"]),
+                       Reply("<think>" + "pondering " * 500 + "</think>", chunk_delay_s=0.05, chunk_size=4),
+                       "<answer>answered on Ctrl-C</answer>")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TUI_AGENT_")} | isolated_env(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "q", "--yes", "--json", "--model",
+                             "openai/test-model", "--api-base", chat_server.base_url, "--search-backend", "searxng",
+                             "--searxng-url", "http://127.0.0.1:9"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    chat_server.wait_for_requests(2, timeout=60)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    result = json.loads(out)
+    assert result["termination"] == "user_submit" and result["answer"] == "answered on Ctrl-C"
+    assert "submitting now" in err

@@ -73,6 +73,9 @@ def allow_only(server):
         "http://2130706433/",  # 127.0.0.1 as one number
         "http://0x7f.1/",
         "http://127.1/",
+        "http://127.0.0.1./",
+        "http://127\u30020\u30020\u30021/",  # ideographic full stops: httpx reads 127.0.0.1
+        "http://example.com\\@127.0.0.1/",  # the host is what httpx connects to
     ],
 )
 async def test_guard_refuses_non_public_addresses_and_names_the_flag(url):

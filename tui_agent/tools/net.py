@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 import time
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ _EXTRA_BLOCKED = [
 ]
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _METADATA = ipaddress.ip_address("169.254.169.254")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
 
 
 class FetchError(Exception):
@@ -161,6 +163,8 @@ def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
 def _parse_ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     """The address a literal host stands for (zone indexes and legacy IPv4 forms included)."""
     host = host.strip("[]")
+    if host.endswith(".") and not host.endswith(".."):
+        host = host[:-1]  # "127.0.0.1." is 127.0.0.1 to some resolvers
     try:
         return ipaddress.ip_address(host)
     except ValueError:
@@ -172,6 +176,11 @@ def _parse_ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None
         except (OSError, ValueError):
             return None
     return None
+
+
+def _scheme_refusal(url: str, scheme: str) -> GuardError:
+    shown = f"{scheme}: is not allowed" if scheme else "this one has no scheme"
+    return GuardError(f"Refused to fetch {url!r}: only http and https URLs can be visited ({shown}).")
 
 
 def _refusal(url: str, what: str) -> GuardError:
@@ -188,20 +197,25 @@ async def check_url(url: str, allow_private: bool) -> None:
     that is (or resolves to any) non-public address unless ``allow_private``; raises
     :class:`FetchError` with kind "dns" when the name does not resolve.
     """
+    # Parsed by httpx, as the fetch will be: the host checked is the host connected to (a
+    # second parser would disagree on oddities like "127。0。0。1" or backslashes).
     try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
+        parsed = httpx.URL(url.strip())
+        scheme = parsed.scheme.lower()
+        port = parsed.port
+        host = parsed.raw_host.decode("ascii", "replace")
+    except (httpx.InvalidURL, ValueError, TypeError, UnicodeError) as exc:
+        m = _SCHEME.match(url.strip())
+        scheme = m.group(1).lower() if m else ""
+        if scheme and scheme not in ALLOWED_SCHEMES:
+            raise _scheme_refusal(url, scheme) from None
         raise GuardError(f"Refused to fetch {url!r}: not a valid URL ({exc}).") from None
-    scheme = parts.scheme.lower()
     if scheme not in ALLOWED_SCHEMES:
-        shown = f"{scheme}:" if scheme else "no scheme"
-        raise GuardError(
-            f"Refused to fetch {url!r}: only http and https URLs can be visited ({shown} is not allowed)."
-        )
-    host = parts.hostname
+        raise _scheme_refusal(url, scheme)
     if not host:
         raise GuardError(f"Refused to fetch {url!r}: the URL has no host name.")
+    if port is not None and not 0 < port < 65536:
+        raise GuardError(f"Refused to fetch {url!r}: not a valid URL (port {port} is out of range).")
     if allow_private:
         return
     ip = _parse_ip(host)

@@ -71,6 +71,9 @@ class Section:
     status: str
     text: str
     source: int | None = None
+    # (final URL, title) of a page that was read: registered as a source once all are done,
+    # so the numbers follow the order of the URLs in the call, not the order they finished in
+    cite: tuple[str, str] | None = None
 
 
 def section_tokens(settings, n_urls: int) -> int:
@@ -151,6 +154,11 @@ class VisitTool(Tool):
         await asyncio.gather(*tasks, return_exceptions=True)
 
         sections = [self._collect(u, t, settings) for u, t in zip(urls, tasks)]
+        for section in sections:
+            if section.cite is not None:
+                final_url, title = section.cite
+                section.source = ctx.sources.register(final_url, title).number
+                section.text = f"[{section.source}] {title} — {final_url}\n{section.text}"
         text = "\n\n".join(s.text for s in sections)
         return ToolResult(text, overall_status([s.status for s in sections]),
                           [s.source for s in sections if s.source is not None])
@@ -210,8 +218,7 @@ class VisitTool(Tool):
             return Section(url, OK, f"[no text] {url}\nThe page has no readable text.")
 
         title = " ".join(strip_controls(page.title).split()) or result.final_url
-        source = ctx.sources.register(result.final_url, title)
-        lines = [f"[{source.number}] {title} — {result.final_url}"]
+        lines = []  # the "[n] Title — URL" header is added by run()
         if result.final_url != url:
             lines.append(f"(redirected from {url})")
         if result.truncated:
@@ -224,7 +231,7 @@ class VisitTool(Tool):
         else:
             body = cap_section(text, share, page.full_chars)
         lines.append(body)
-        return Section(url, OK, "\n".join(lines), source.number)
+        return Section(url, OK, "\n".join(lines), cite=(result.final_url, title))
 
     # -- goal-directed extraction ------------------------------------------------------------
     async def _extract(self, url: str, goal: str, text: str, full_chars: int | None, ctx: ToolContext,

@@ -28,7 +28,7 @@ class StepList(DataTable):
     """One row per tool call; the row cursor marks the step being viewed."""
 
     DEFAULT_CSS = """
-    StepList { height: 1fr; min-height: 4; }
+    StepList { height: 1fr; min-height: 4; overflow-x: hidden; }
     """
 
     class StepChosen(Message):
@@ -53,7 +53,7 @@ class StepList(DataTable):
 
     def upsert(self, call: CallRecord) -> None:
         cells = (str(call.step), call.tool or "?", status_cell(call.label), duration_cell(call),
-                 call.short_arguments(80))
+                 call.short_arguments(48))
         if call.call_id in self._steps:
             for key, value in zip(("step", "tool", "status", "time", "args"), cells):
                 self.update_cell(call.call_id, key, value)

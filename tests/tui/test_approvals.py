@@ -1,0 +1,149 @@
+"""Approving, editing, rejecting, always-approve and auto mode, against the real engine and the
+scripted chat server: what the server receives is what counts."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static, TextArea
+
+from tests.helpers import call
+from tests.tui.conftest import make_app, user_contents, wait_ended, wait_pending, wait_until
+
+ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
+
+
+async def test_approve_runs_the_call_and_shows_the_answer(chat_server, tmp_path):
+    chat_server.script("<think>I should look it up.</think>" + call("lookup", topic="life"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        assert app.trace.state_label == "awaiting approval"
+        assert app.main.header.state == "awaiting approval"
+        assert tool.runs == []
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "life"}]
+        assert app.trace.state_label == "ended: answer"
+        assert app.last_result["answer"] == "It is 42 [1]."
+        assert "the answer is 42" in user_contents(chat_server.requests[1])[-1]
+        assert app.trace.calls["c1"].label == "approved"
+        await wait_until(pilot, lambda: "It is 42 [1]." in app.main.query_one("#answer").text)
+        assert "https://notes.example/life" in app.main.query_one("#answer").text
+
+
+async def test_enter_also_approves(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="enter"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("enter")
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "enter"}]
+
+
+async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="original"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("e")
+        area = app.main.query_one("#args-text", TextArea)
+        assert area.has_focus and '"original"' in area.text
+        error = app.main.query_one("#args-error", Static)
+
+        area.load_text('{"topic": "broken"')  # not JSON
+        await pilot.pause()
+        await pilot.press("a")  # typing, not approving
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+        assert "Not valid JSON" in str(error.render())
+        assert app.pending is not None and tool.runs == [] and len(chat_server.requests) == 1
+
+        area.load_text('{"topic": 3}')  # JSON, but not what the schema allows
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+        assert "topic" in str(error.render()) and "string" in str(error.render())
+        assert app.pending is not None and tool.runs == []
+
+        area.load_text('{"topic": "edited"}')
+        await pilot.pause()
+        assert str(error.render()) == ""
+        await pilot.press("ctrl+s")
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "edited"}]
+        assert app.trace.calls["c1"].label == "edited"
+        assert "Notes on edited" in user_contents(chat_server.requests[1])[-1]
+
+
+async def test_escape_leaves_the_editor_and_the_call_still_waits(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="x"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("e")
+        await pilot.press("escape")
+        assert not app.main.query_one("#arg-editor").display
+        assert app.pending is not None
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "x"}]
+
+
+async def test_reject_with_a_reason_reaches_the_model(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="too broad"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("r")
+        box = app.main.query_one("#reject-reason", Input)
+        assert box.has_focus
+        await pilot.press(*"narrower")  # keys typed into the reason, not actions
+        assert box.value == "narrower" and app.pending is not None
+        box.value = "search something narrower"
+        await pilot.press("enter")
+        await wait_ended(pilot, app)
+        assert tool.runs == []
+        assert "The user rejected this call. Reason: search something narrower" in \
+            user_contents(chat_server.requests[1])[-1]
+        assert app.trace.calls["c1"].label == "rejected"
+
+
+async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), call("lookup", topic="c"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    asked: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        original = app.on_approval_asked
+
+        def spy(message):
+            asked.append(message.request.call_id)
+            original(message)
+
+        app.on_approval_asked = spy  # type: ignore[method-assign]
+        await wait_pending(pilot, app)
+        await pilot.press("A")
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "a"}, {"topic": "b"}, {"topic": "c"}]
+        assert [app.trace.calls[c].label for c in ("c1", "c2", "c3")] == ["approved", "auto", "auto"]
+        assert asked == []  # the spy was installed after c1 was asked; nothing asked since
+
+
+async def test_auto_mode_asks_nothing(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("y")
+        assert app.auto and app.main.header.auto
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "a"}, {"topic": "b"}]
+        assert [c.label for c in app.trace.calls.values()] == ["auto", "auto"]
+
+
+async def test_auto_mode_switched_on_at_a_prompt_approves_it(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("y")
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "a"}, {"topic": "b"}]

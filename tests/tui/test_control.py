@@ -1,0 +1,228 @@
+"""Submit now, the breakpoint and the prompt inspector, model errors, steps, the answer, quitting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, TextArea
+
+from tests.helpers import call
+from tests.servers import Fault, Reply
+from tests.tui.conftest import SESSION_ID, make_app, user_contents, wait_ended, wait_pending, wait_until
+from tui_agent.screens.confirm import ConfirmScreen
+from tui_agent.screens.inspector import InspectorScreen
+from tui_agent.screens.setup import ModelScreen
+from tui_agent.store import Store
+
+ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
+FORCED_MARK = "write your final answer now inside <answer>"
+
+
+async def test_submit_now_during_a_stream_forces_the_answer_with_the_last_observation(chat_server, tmp_path):
+    chat_server.script(
+        call("lookup", topic="first"),
+        Reply("<think>" + "long thinking " * 300 + "</think>", chunk_size=4, chunk_delay_s=0.01),
+        "<answer>submitted</answer>",
+    )
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: 2 in app.trace.steps and len(app.trace.steps[2].live_thought) > 40,
+                         what="streamed thinking of step 2")
+        assert "long thinking" in app.main.query_one("#thought").text
+        await pilot.press("s")
+        await wait_ended(pilot, app)
+        assert app.trace.ended.termination == "user_submit"
+        assert app.last_result["answer"] == "submitted"
+        forced = chat_server.requests[-1]["messages"]
+        assert "Notes on first" in forced[-1]["content"] and FORCED_MARK in forced[-1]["content"]
+        assert len(chat_server.requests) == 3
+
+
+async def test_submit_now_button_during_a_pending_approval(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), "<answer>now</answer>")
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app, 1)
+        await pilot.press("a")
+        await wait_pending(pilot, app, 2)
+        await pilot.click("#submit")
+        await wait_ended(pilot, app)
+        assert app.trace.ended.termination == "user_submit"
+        assert tool.runs == [{"topic": "a"}]
+        forced = chat_server.requests[-1]["messages"]
+        assert any("Notes on a" in m["content"] for m in forced)
+        assert "Not run: the user asked for the answer now." in forced[-1]["content"]
+        assert app.trace.calls["c2"].label == "not run"
+
+
+async def test_breakpoint_edit_of_the_system_prompt_is_what_the_server_receives(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="the breakpoint")
+        inspector = app.screen
+        assert inspector.paused and app.main.header.state == "paused" and not chat_server.requests
+        assert 0 in inspector.editable and len(inspector.messages) - 1 in inspector.editable
+        area = inspector.query_one("#message-text", TextArea)
+        assert not area.read_only and area.text.startswith("You are")
+        area.load_text("EDITED SYSTEM PROMPT")
+        await pilot.pause()
+        area.focus()
+        await pilot.press("c")  # typed into the editor, not a key binding
+        assert isinstance(app.screen, InspectorScreen) and area.text == "cEDITED SYSTEM PROMPT"
+        area.load_text("EDITED SYSTEM PROMPT")
+        await pilot.press("escape")  # leave the editor
+        assert not area.has_focus
+        await pilot.press("b")  # breakpoint off, from inside the inspector
+        assert not app.breakpoint
+        await pilot.press("c")
+        await wait_ended(pilot, app)
+        assert chat_server.requests[0]["messages"][0]["content"] == "EDITED SYSTEM PROMPT"
+        assert chat_server.requests[1]["messages"][0]["content"] == "EDITED SYSTEM PROMPT"
+        store = Store(tmp_path / "data")
+        edits = [e for e in store.events(SESSION_ID) if e.type == "prompt_edited"]
+        assert [(e.index, e.role) for e in edits] == [(0, "system")]
+
+
+async def test_one_step_then_pause_again(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
+    pauses = 0
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        pauses += 1
+        await pilot.press("b")  # off: only `n` pauses now
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen) and len(chat_server.requests) == 1,
+                         what="the pause after one step")
+        pauses += 1
+        assert app.screen.step == 2
+        await pilot.press("c")
+        await wait_ended(pilot, app)
+        assert pauses == 2 and len(chat_server.requests) == 3
+
+
+async def test_inspector_is_read_only_while_running(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("i")
+        assert isinstance(app.screen, InspectorScreen) and not app.screen.paused
+        area = app.screen.query_one("#message-text", TextArea)
+        assert area.read_only
+        summary = str(app.screen.query_one("#inspector-summary").render())
+        assert "2 messages" in summary and "tokens" in summary
+        await pilot.press("escape")
+        assert app.screen is app.main
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+
+
+async def test_submit_now_at_a_breakpoint(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), "<answer>at once</answer>")
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: len(app.trace.calls) == 1 and app.trace.calls["c1"].observation)
+        await pilot.press("b")
+        await wait_ended(pilot, app) if False else None
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen) or app.trace.ended is not None)
+        if app.trace.ended is None:  # paused before step 2
+            await pilot.press("s")
+            await wait_ended(pilot, app)
+            assert app.trace.ended.termination == "user_submit"
+            assert app.screen is app.main
+
+
+async def test_model_error_then_retry_with_another_model_is_a_new_session(chat_server, tmp_path):
+    chat_server.script(Fault(status=404), "<answer>from the other model</answer>")
+    app, tool = make_app(chat_server, tmp_path, require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        assert app.trace.ended.termination == "model_error"
+        assert app.main.header.state == "ended: model_error"
+        assert any("Model error" in n.message for n in app._notifications)
+        assert app.is_running
+        await pilot.press("m")
+        assert isinstance(app.screen, ModelScreen)
+        app.screen.query_one("#model-input", Input).value = "openai/other-model"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.trace.ended is not None and app.trace.session_id != SESSION_ID)
+        assert app.trace.ended.termination == "answer"
+        assert chat_server.requests[-1]["model"] == "other-model"
+        assert app.main.header.model == "openai/other-model"
+        store = Store(tmp_path / "data")
+        sessions = {s.id: s for s in store.list_sessions()}
+        assert sessions[SESSION_ID].termination == "model_error"
+        assert sessions[app.trace.session_id].termination == "answer"
+
+
+async def test_steps_can_be_browsed_while_the_run_waits(chat_server, tmp_path):
+    chat_server.script("<think>first thought</think>" + call("lookup", topic="a"),
+                       "<think>second thought</think>" + call("lookup", topic="b"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app, 1)
+        await pilot.press("a")
+        await wait_pending(pilot, app, 2)
+        thought = app.main.query_one("#thought")
+        assert "second thought" in thought.text
+        await pilot.press("left")
+        assert app.main.view_step == 1
+        assert "first thought" in thought.text
+        await wait_until(pilot, lambda: "Notes on a" in app.main.query_one("#observation").text)
+        assert app.pending is not None  # still waiting, still shown
+        await pilot.press("right")
+        assert app.main.view_step is None and "second thought" in thought.text
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+
+
+async def test_copy_and_save_the_answer(chat_server, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    chat_server.script(call("lookup", topic="life"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        await pilot.press("C")
+        assert "It is 42 [1]." in app.clipboard and "https://notes.example/life" in app.clipboard
+        await pilot.press("W")
+        saved = Path(tmp_path / f"answer-{SESSION_ID}.md")
+        text = saved.read_text()
+        assert "# What is the answer to life?" in text and "[1]" in text and "notes.example/life" in text
+        assert any(str(saved) in n.message for n in app._notifications)
+
+
+async def test_quit_asks_while_a_run_is_active_and_the_session_stays(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert app.screen is app.main and app.is_running
+        await pilot.press("q")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not app.is_running, what="the app to exit")
+    assert app.return_code == 1
+    row = Store(tmp_path / "data").get_session(SESSION_ID)
+    assert row.termination == "cancelled"
+
+
+async def test_every_action_is_in_the_command_palette(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for title in ("Approve tool call", "Edit tool call arguments", "Reject tool call", "Always approve this tool",
+                      "Auto mode on/off", "Submit now", "Breakpoint on/off", "Prompt inspector", "Previous step",
+                      "Next step", "Help", "Theme", "Quit"):
+            assert title in titles, title
+        approve = next(c for c in app.get_system_commands(app.screen) if c.title == "Approve tool call")
+        await approve.callback()
+        await wait_ended(pilot, app)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Copy answer", "Save answer as Markdown", "Change model and run again", "New question"} <= titles
+        assert "Approve tool call" not in titles

@@ -1,0 +1,1 @@
+"""Screens: main, prompt inspector, setup (no model), question, model change, help, confirm."""

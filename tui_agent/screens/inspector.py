@@ -1,0 +1,170 @@
+"""The prompt inspector: the exact messages of a model call, tokens per message, the total and
+the observation that costs most. At a breakpoint the system prompt and the last user message
+can be edited; ``c`` continues, ``n`` runs one step and pauses again. Read-only otherwise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Static, TextArea
+
+
+@dataclass
+class InspectorResult:
+    mode: str  # continue | step
+    messages: list[dict[str, str]] | None  # edited messages, or None when nothing changed
+
+
+def editable_indexes(messages: list[dict[str, str]]) -> set[int]:
+    """The system prompt and the last user message."""
+    out = {i for i, m in enumerate(messages[:1]) if m.get("role") == "system"}
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i].get("role") == "user":
+            out.add(i)
+            break
+    return out
+
+
+def costliest_observation(messages: list[dict[str, str]], tokens: list[int]) -> int | None:
+    best = None
+    for i, m in enumerate(messages):
+        if m.get("role") == "user" and "<tool_response>" in (m.get("content") or ""):
+            if best is None or tokens[i] > tokens[best]:
+                best = i
+    return best
+
+
+def _preview(text: str, limit: int = 60) -> str:
+    line = " ".join((text or "").split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+class InspectorScreen(Screen[InspectorResult | None]):
+    BINDINGS = [
+        Binding("c", "resume('continue')", "Continue"),
+        Binding("n", "resume('step')", "One step"),
+        Binding("escape", "close", "Close / leave editor"),
+        Binding("i", "close", "Close", show=False),
+    ]
+    AUTO_FOCUS = "#messages"
+
+    def __init__(self, messages: list[dict[str, str]], tokens: list[int], *, total: int, threshold: int,
+                 window: int, step: int, paused: bool, purpose: str = "research") -> None:
+        super().__init__(id="inspector")
+        self.messages = [dict(m) for m in messages]
+        self.tokens = list(tokens) + [0] * (len(messages) - len(tokens))
+        self.total, self.threshold, self.window, self.step = total, threshold, window, step
+        self.paused = paused
+        self.purpose = purpose
+        self.editable = editable_indexes(self.messages) if paused else set()
+        self.edits: dict[int, str] = {}
+        self.current = 0
+
+    def compose(self) -> ComposeResult:
+        if self.paused:
+            title = f"Prompt inspector · paused before the model call of step {self.step}"
+        else:
+            title = f"Prompt inspector · read-only · the last prompt sent (step {self.step}, {self.purpose})"
+        yield Static(Content.styled(title, "bold"), id="inspector-title")
+        yield Static(self._summary(), id="inspector-summary")
+        with Horizontal(id="inspector-body"):
+            yield DataTable(id="messages", cursor_type="row")
+            with Vertical(id="message-side"):
+                yield Static("", id="message-title")
+                yield TextArea("", id="message-text", read_only=True, soft_wrap=True, tab_behavior="focus")
+        if self.paused:
+            yield Static("Editable: the system prompt and the last user message (✎). Esc leaves the editor; "
+                         "c continues, n runs one step and pauses again, s submits now.", id="inspector-hint")
+            with Horizontal(id="inspector-buttons"):
+                yield Button("Continue c", id="continue", variant="primary", compact=True)
+                yield Button("One step n", id="step", compact=True)
+                yield Button("Submit now s", id="submit-now", variant="warning", compact=True)
+        yield Footer()
+
+    def _summary(self) -> Content:
+        parts: list = [f"{len(self.messages)} messages · ", (f"{self.total:,}", "bold"), " tokens"]
+        if self.threshold:
+            parts.append(f" (gate {self.threshold:,} of a {self.window:,} window)")
+        worst = costliest_observation(self.messages, self.tokens)
+        if worst is not None:
+            parts += [" · costliest observation: ", (f"#{worst}", "bold $warning"), f" ({self.tokens[worst]:,} tokens)"]
+        return Content.assemble(*parts)
+
+    def on_mount(self) -> None:
+        table = self.query_one("#messages", DataTable)
+        table.add_column("#", key="i", width=3)
+        table.add_column("role", key="role", width=9)
+        table.add_column("tokens", key="tokens", width=7)
+        table.add_column("content", key="content")
+        worst = costliest_observation(self.messages, self.tokens)
+        for i, m in enumerate(self.messages):
+            mark = " ✎" if i in self.editable else ""
+            role = Content.styled(m.get("role", "") + mark, "bold $warning" if i == worst else "")
+            table.add_row(str(i), role, f"{self.tokens[i]:,}", _preview(m.get("content", "")), key=str(i))
+        self._show(0)
+
+    def _show(self, index: int) -> None:
+        self.current = index
+        area = self.query_one("#message-text", TextArea)
+        m = self.messages[index]
+        area.load_text(self.edits.get(index, m.get("content", "")))
+        area.read_only = index not in self.editable
+        state = "editable" if index in self.editable else "read-only"
+        edited = " · edited" if index in self.edits else ""
+        self.query_one("#message-title", Static).update(
+            Content.assemble((f"#{index} {m.get('role', '')}", "bold"), f" · {self.tokens[index]:,} tokens · {state}{edited}"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self._show(int(event.row_key.value))
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        if self.current not in self.editable:
+            return
+        original = self.messages[self.current].get("content", "")
+        if event.text_area.text == original:
+            self.edits.pop(self.current, None)
+        else:
+            self.edits[self.current] = event.text_area.text
+
+    def edited_messages(self) -> list[dict[str, str]] | None:
+        if not self.edits:
+            return None
+        out = [dict(m) for m in self.messages]
+        for i, text in self.edits.items():
+            out[i]["content"] = text
+        return out
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "resume":
+            return self.paused
+        return True
+
+    def action_resume(self, mode: str) -> None:
+        if self.paused:
+            self.dismiss(InspectorResult(mode, self.edited_messages()))
+
+    def action_close(self) -> None:
+        if isinstance(self.focused, TextArea):
+            self.query_one("#messages", DataTable).focus()
+            return
+        if self.paused:
+            self.notify("Paused before a model call: c continues, n runs one step, s submits now.")
+            return
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "continue":
+            self.action_resume("continue")
+        elif event.button.id == "step":
+            self.action_resume("step")
+        elif event.button.id == "submit-now":
+            self.app.action_submit_now()  # type: ignore[attr-defined]

@@ -1,0 +1,409 @@
+"""The main screen: header, question, gauge, Thought / Action / Observation / Answer panes and
+the list of calls. It renders what the app's ``Trace`` holds; it never talks to the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, ContentSwitcher, Footer
+
+from ..trace_model import ANSWER, CALL, THOUGHT, CallRecord, StepRecord, Trace, answer_markdown
+from ..widgets.approval_bar import ActionPane, ArgumentEditor
+from ..widgets.header import QuestionBar, StatusHeader
+from ..widgets.step_list import StepList
+from ..widgets.token_gauge import GaugeFigures, TokenGauge
+from ..widgets.trace_panes import MarkdownPane, StreamingText
+
+# How often a streamed answer re-renders its Markdown while it arrives (seconds).
+ANSWER_STREAM_RENDER_S = 0.25
+
+
+class MainScreen(Screen):
+    AUTO_FOCUS = None
+
+    def __init__(self, question: str | None = None, model: str = "", session_id: str = "", *,
+                 auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None) -> None:
+        super().__init__(id="main")
+        self._gauge = gauge
+        self._flags = (auto, breakpoint)
+        self._question = question
+        self._model = model
+        self._session_id = session_id
+        self.trace = Trace(question or "", model, session_id)
+        self.view_step: int | None = None  # None: follow the live step
+        self._shown_thought_step: int | None = None
+        self._answer_timer = None
+        self._pending: Any = None
+
+    # -- layout -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        header = StatusHeader(id="header")
+        header.model, header.session_id = self._model, self._session_id
+        header.auto, header.breakpoint = self._flags
+        yield header
+        bar = QuestionBar(id="question")
+        bar.set_question(self._question)
+        yield bar
+        with Horizontal(id="meters"):
+            gauge = TokenGauge(id="gauge")
+            if self._gauge is not None:
+                gauge.figures = self._gauge
+            yield gauge
+            yield Button("Submit now s", id="submit", variant="warning", compact=True, disabled=True)
+        with Horizontal(id="body"):
+            with Vertical(id="left"):
+                yield StreamingText(id="thought", placeholder="The model's thinking appears here as it streams.")
+                with ContentSwitcher(id="lower", initial="observation"):
+                    yield MarkdownPane("*No observation yet.*", id="observation")
+                    yield MarkdownPane("", id="answer")
+            with Vertical(id="right"):
+                yield ActionPane(id="action")
+                yield StepList(id="steps")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#thought").border_title = "Thought"
+        self.query_one("#observation").border_title = "Observation"
+        self.query_one("#answer").border_title = "Answer"
+        self.query_one("#action").border_title = "Action"
+        self.query_one("#steps").border_title = "Calls"
+        self.query_one(ActionPane).show(Content.styled("No tool call yet.", "$text-muted italic"))
+
+    # -- widgets --------------------------------------------------------------------------------
+    @property
+    def header(self) -> StatusHeader:
+        return self.query_one(StatusHeader)
+
+    @property
+    def thought(self) -> StreamingText:
+        return self.query_one("#thought", StreamingText)
+
+    @property
+    def action(self) -> ActionPane:
+        return self.query_one(ActionPane)
+
+    @property
+    def editor(self) -> ArgumentEditor:
+        return self.query_one(ArgumentEditor)
+
+    @property
+    def steps(self) -> StepList:
+        return self.query_one(StepList)
+
+    # -- a new run ----------------------------------------------------------------------------
+    def reset(self, trace: Trace) -> None:
+        self.trace = trace
+        self.view_step = None
+        self._shown_thought_step = None
+        self._pending = None
+        self.header.model = trace.model
+        self.header.session_id = trace.session_id
+        self.query_one(QuestionBar).set_question(trace.question)
+        self.thought.set_text("")
+        self.query_one("#observation", MarkdownPane).set_markdown("*No observation yet.*")
+        self.query_one("#answer", MarkdownPane).set_markdown("")
+        self.query_one("#lower", ContentSwitcher).current = "observation"
+        self.set_class(False, "-answer")
+        self.steps.reset()
+        self.action.set_mode("none")
+        self.action.show(Content.styled("No tool call yet.", "$text-muted italic"))
+        self.update_header()
+
+    def set_question(self, question: str | None) -> None:
+        self._question = question
+        self.query_one(QuestionBar).set_question(question)
+
+    def update_header(self, *, auto: bool | None = None, breakpoint: bool | None = None) -> None:
+        h = self.header
+        h.state = self.trace.state_label
+        h.model = self.trace.model or h.model
+        h.session_id = self.trace.session_id or h.session_id
+        if auto is not None:
+            h.auto = auto
+        if breakpoint is not None:
+            h.breakpoint = breakpoint
+        self.query_one("#submit", Button).disabled = not self.trace.active
+
+    def set_gauge(self, figures: GaugeFigures) -> None:
+        self.query_one(TokenGauge).set_figures(figures)
+
+    # -- streaming --------------------------------------------------------------------------------
+    def on_stream(self, step: int, pieces: list[tuple[str, str]]) -> None:
+        if self.view_step is not None:
+            return
+        if self._shown_thought_step != step:
+            self._show_thought(step)
+            return  # _show_thought rendered the text so far, these pieces included
+        for kind, text in pieces:
+            if kind == THOUGHT:
+                self.thought.append(text)
+            elif kind == CALL:
+                if self._pending is None:
+                    rec = self.trace.step(step)
+                    self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call))
+            elif kind == ANSWER:
+                self._schedule_answer_render()
+
+    def _schedule_answer_render(self) -> None:
+        if self._answer_timer is None:
+            self._answer_timer = self.set_timer(ANSWER_STREAM_RENDER_S, self._render_live_answer)
+
+    def _render_live_answer(self) -> None:
+        self._answer_timer = None
+        rec = self.trace.latest_step
+        if rec is None or self.trace.answer is not None:
+            return
+        self._show_answer(rec.live_answer, "Answer (arriving…)")
+
+    # -- events -------------------------------------------------------------------------------------
+    def on_engine_event(self, e: Any) -> None:
+        """Called by the app after the trace has applied ``e``."""
+        kind = e.type
+        if kind in ("run_started", "run_ended", "forced_answer", "model_call_started", "decision"):
+            self.update_header()
+        if kind == "run_started":
+            self.set_question(self.trace.question)
+        if kind == "model_call_started":
+            if self.view_step is None:
+                self._show_thought(e.step)
+                self._show_action(e.step)
+        elif kind == "model_call_ended":
+            if self.view_step is None or self.view_step == e.step:
+                rec = self.trace.step(e.step)
+                if rec.thought.strip() != self.thought.text.strip():
+                    self.thought.set_text(rec.thought)
+                    self.thought.scroll_end(animate=False)
+                self._show_action(e.step)
+        elif kind in ("action_proposed", "decision", "observation"):
+            call = self.trace.calls.get(e.call_id)
+            if call is not None:
+                self.steps.upsert(call)
+                if self.view_step is None:
+                    self.steps.show_step(None)
+            if self.view_step is None:
+                self._show_action(e.step)
+                if kind == "observation" or kind == "action_proposed":
+                    self._show_observation(self._observation_step())
+        elif kind == "correction":
+            if self.view_step is None:
+                self._show_observation(self._observation_step())
+        elif kind == "answer":
+            self._show_final_answer()
+        elif kind == "run_ended":
+            self._pending = None
+            self.action.set_mode("none")
+            if self.trace.answer is None:
+                self._show_no_answer()
+            elif self.view_step is None:
+                self._show_final_answer()
+            if self.view_step is None:
+                self._show_action(self.trace.latest_step.number if self.trace.latest_step else 0)
+
+    # -- approvals -------------------------------------------------------------------------------------
+    def show_pending(self, request: Any) -> None:
+        self._pending = request
+        self.view_step = None
+        self.refresh_view()
+        self.action.set_mode("pending")
+        self.update_header()
+
+    def clear_pending(self) -> None:
+        self._pending = None
+        self.action.set_mode("none")
+        self._show_action(self.trace.latest_step.number if self.trace.latest_step else 0)
+        self.update_header()
+
+    def _pending_content(self, request: Any) -> Content:
+        from ..trace_model import pretty
+
+        return Content.assemble(
+            ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
+            (request.tool, "bold $action-accent"), "\n", pretty(request.arguments),
+        )
+
+    # -- steps ------------------------------------------------------------------------------------------
+    def _observation_step(self) -> int | None:
+        for n in reversed(self.trace.step_numbers):
+            rec = self.trace.steps[n]
+            if rec.calls or any(note.startswith("correction") for note in rec.notes):
+                return n
+        return None
+
+    def move(self, delta: int) -> None:
+        numbers = self.trace.step_numbers
+        if not numbers:
+            return
+        current = self.view_step if self.view_step is not None else numbers[-1]
+        index = numbers.index(current) if current in numbers else len(numbers) - 1
+        index += delta
+        if index >= len(numbers):
+            self.view_step = None
+        else:
+            self.view_step = numbers[max(0, index)]
+            if self.view_step == numbers[-1] and delta > 0:
+                self.view_step = None
+        self.refresh_view()
+
+    def go_to(self, step: int) -> None:
+        numbers = self.trace.step_numbers
+        self.view_step = None if not numbers or step == numbers[-1] else step
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        latest = self.trace.latest_step
+        if latest is None:
+            return
+        step = self.view_step if self.view_step is not None else latest.number
+        self._show_thought(step)
+        self._show_action(step)
+        if self.view_step is None:
+            self.steps.show_step(None)
+            if self.trace.answer is not None:
+                self._show_final_answer()
+            elif self.trace.ended is not None:
+                self._show_no_answer()
+            else:
+                self._show_observation(self._observation_step())
+        else:
+            self.steps.show_step(step)
+            self._show_observation(step)
+
+    def _title_suffix(self, step: int | None) -> str:
+        total = len(self.trace.steps)
+        if step is None:
+            return ""
+        if self.view_step is not None:
+            return f" · step {step} of {total} · history (→ back to live)"
+        return f" · step {step}"
+
+    def _show_thought(self, step: int) -> None:
+        rec = self.trace.steps.get(step)
+        self._shown_thought_step = step
+        title = "Thought" + self._title_suffix(step)
+        if rec is not None and rec.purpose == "forced":
+            title += " · forced answer"
+        self.thought.border_title = title
+        self.thought.set_text(rec.shown_thought if rec else "")
+        if self.view_step is None:
+            self.thought.scroll_end(animate=False)
+
+    def _show_action(self, step: int) -> None:
+        pane = self.action
+        if self._pending is not None:
+            pane.border_title = "Action · waiting for you"
+            pane.show(self._pending_content(self._pending))
+            return
+        rec = self.trace.steps.get(step)
+        pane.border_title = "Action" + self._title_suffix(step if rec else None)
+        if rec is None:
+            pane.show(Content.styled("No tool call yet.", "$text-muted italic"))
+            return
+        if rec.calls:
+            parts: list = []
+            for i, call in enumerate(rec.calls):
+                if i:
+                    parts.append("\n")
+                parts += [(call.tool or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
+                          "\n", call.pretty_arguments()]
+                if call.reason:
+                    parts += ["\n", ("reason: ", "italic"), call.reason]
+                if call.error:
+                    parts += ["\n", (call.error, "$error")]
+            pane.show(Content.assemble(*parts))
+        elif rec.purpose == "forced":
+            reason = self.trace.forced_reason or ""
+            pane.show(Content.styled(f"Forced answer ({reason}): the model answers from the evidence so far.",
+                                     "italic $accent"))
+        elif rec.live_call and not rec.ended:
+            pane.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call))
+        elif rec.ended:
+            pane.show(Content.styled("No tool call in this step.", "$text-muted italic"))
+        else:
+            pane.show(Content.styled("Thinking…", "$text-muted italic"))
+
+    def _show_observation(self, step: int | None) -> None:
+        lower = self.query_one("#lower", ContentSwitcher)
+        lower.current = "observation"
+        self.set_class(False, "-answer")
+        pane = self.query_one("#observation", MarkdownPane)
+        pane.border_title = "Observation" + self._title_suffix(step)
+        rec = self.trace.steps.get(step) if step is not None else None
+        pane.set_markdown(observation_markdown(rec) if rec else "*No observation yet.*")
+
+    def _show_final_answer(self) -> None:
+        ans = self.trace.answer
+        if ans is None:
+            return
+        flags = []
+        if self.trace.forced_reason:
+            flags.append(f"forced: {self.trace.forced_reason}")
+        if not ans.tagged:
+            flags.append("no <answer> tags: whole reply kept")
+        if ans.unsupported:
+            flags.append("unsupported: no tool ran")
+        title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save"
+        self._show_answer(answer_markdown(ans.text, self.trace.sources), title)
+
+    def _show_no_answer(self) -> None:
+        ended = self.trace.ended
+        if ended is None:
+            return
+        text = f"**No answer.** The run ended with `{ended.termination}`."
+        if ended.message:
+            text += f"\n\n{_md_escape(ended.message)}"
+        if ended.termination == "model_error":
+            text += "\n\nPress **m** to change the model and run the question again (a new session)."
+        self._show_answer(text, f"Answer · ended: {ended.termination}")
+
+    def _show_answer(self, markdown: str, title: str) -> None:
+        if self.view_step is not None:
+            return
+        pane = self.query_one("#answer", MarkdownPane)
+        pane.border_title = title
+        pane.set_markdown(markdown, top=True)
+        self.query_one("#lower", ContentSwitcher).current = "answer"
+        self.set_class(True, "-answer")
+
+
+def _label_style(label: str) -> str:
+    from ..widgets.step_list import STATUS_STYLES
+
+    return STATUS_STYLES.get(label, "")
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _fence(text: str) -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return ticks
+
+
+def observation_markdown(rec: StepRecord) -> str:
+    parts: list[str] = []
+    for call in rec.calls:
+        parts.append(_call_heading(call))
+        if call.observation:
+            parts.append(call.observation)
+        elif call.label == "pending":
+            parts.append("*Waiting for your decision.*")
+        elif call.status == "proposed":
+            parts.append("*Running…*")
+        for line in call.progress[-5:]:
+            parts.append(f"> {line}")
+    for note in rec.notes:
+        if note.startswith("correction"):
+            parts.append(f"> {note}")
+    return "\n\n".join(parts) if parts else "*No observation in this step.*"
+
+
+def _call_heading(call: CallRecord) -> str:
+    dur = f" · {call.duration_s:.1f} s" if call.duration_s is not None else ""
+    return f"#### {call.tool or '?'} · {call.label}{dur}\n\n`{call.short_arguments(100)}`"
