@@ -305,28 +305,41 @@ async def _memory(steps: int, tmp: Path) -> tuple[float, float, float]:
 
 
 # -- main ---------------------------------------------------------------------------------------
+def note(text: str) -> None:
+    sys.stderr.write(f"[bench_tui] {text}\n")
+    sys.stderr.flush()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--presses", type=int, default=30)
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--skip-tmux", action="store_true")
+    p.add_argument("--only", choices=["frame", "keys", "memory"], help="run one part")
     ns = p.parse_args()
     use_tmux = not ns.skip_tmux and shutil.which("tmux") is not None
     tmp = Path(tempfile.mkdtemp(prefix="bench-tui-"))
     rows: list[tuple[str, str, str, str]] = []
     try:
-        rows += bench_first_frame(ns.repeat, use_tmux, tmp)
-        if use_tmux:
-            samples = bench_keys_tmux(ns.presses, tmp)
-            rows.append(("key -> screen while streaming, tmux", f"p50 {pct(samples, .5) * 1000:.0f} ms",
-                         f"p95 {pct(samples, .95) * 1000:.0f} ms", "goal p95 < 50 ms"))
-        samples, rate = asyncio.run(_keys_in_process(ns.presses, tmp))
-        rows.append(("key -> refresh while streaming, in process", f"p50 {pct(samples, .5) * 1000:.1f} ms",
-                     f"p95 {pct(samples, .95) * 1000:.1f} ms", f"stream {rate:,.0f} tok/s seen by the UI"))
-        base, after, calls = asyncio.run(_memory(ns.steps, tmp))
-        rows.append((f"RSS after {calls} steps of 8k-token observations", f"{after:.0f} MB",
-                     f"fresh app {base:.0f} MB", f"+{after - base:.0f} MB (goal < 150 MB)"))
+        if ns.only in (None, "frame"):
+            note("first frame")
+            rows += bench_first_frame(ns.repeat, use_tmux, tmp)
+        if ns.only in (None, "keys"):
+            if use_tmux:
+                note("keys in tmux")
+                samples = bench_keys_tmux(ns.presses, tmp)
+                rows.append(("key -> screen while streaming, tmux", f"p50 {pct(samples, .5) * 1000:.0f} ms",
+                             f"p95 {pct(samples, .95) * 1000:.0f} ms", "goal p95 < 50 ms"))
+            note("keys in process")
+            samples, rate = asyncio.run(_keys_in_process(ns.presses, tmp))
+            rows.append(("key -> refresh while streaming, in process", f"p50 {pct(samples, .5) * 1000:.1f} ms",
+                         f"p95 {pct(samples, .95) * 1000:.1f} ms", f"stream {rate:,.0f} tok/s seen by the UI"))
+        if ns.only in (None, "memory"):
+            note(f"memory, {ns.steps} steps")
+            base, after, calls = asyncio.run(_memory(ns.steps, tmp))
+            rows.append((f"RSS after {calls} steps of 8k-token observations", f"{after:.0f} MB",
+                         f"fresh app {base:.0f} MB", f"+{after - base:.0f} MB (goal < 150 MB)"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     widths = [max(len(r[i]) for r in rows + [("measure", "tui-agent", "baseline", "result")]) for i in range(4)]

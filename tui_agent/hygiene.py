@@ -77,6 +77,8 @@ def escape_tags(text: str) -> str:
 # --- redaction --------------------------------------------------------------------------------
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
+# Names that say they hold a location, not a secret (TIKTOKEN_CACHE_DIR, SSH_KEY_PATH, …).
+LOCATION_NAME_SUFFIXES = ("_DIR", "_PATH", "_FILE", "_HOME")
 MIN_SECRET_LENGTH = 6
 
 # Credential shapes, one alternation so a text is scanned once. Each starts at a word boundary;
@@ -138,7 +140,7 @@ def _scan_secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     found = set()
     for name, value in environ.items():
         upper = name.upper()
-        if not any(part in upper for part in SECRET_NAME_PARTS):
+        if not any(part in upper for part in SECRET_NAME_PARTS) or upper.endswith(LOCATION_NAME_SUFFIXES):
             continue
         value = value.strip()
         if len(value) < MIN_SECRET_LENGTH or _NUMERIC.fullmatch(value):

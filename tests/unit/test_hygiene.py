@@ -190,3 +190,10 @@ def _timed(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def test_redact_leaves_values_of_location_variables_alone():
+    env = {"TIKTOKEN_CACHE_DIR": "/opt/tokenizers/cache", "SSH_KEY_PATH": "/home/me/.ssh/id_ed25519",
+           "REAL_API_KEY": "abcdef123456"}
+    text = "paths /opt/tokenizers/cache and /home/me/.ssh/id_ed25519, key abcdef123456"
+    assert redact(text, env) == "paths /opt/tokenizers/cache and /home/me/.ssh/id_ed25519, key [REDACTED]"

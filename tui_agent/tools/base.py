@@ -115,10 +115,22 @@ class ToolRegistry:
         return validate_arguments(tool, arguments)
 
 
-def validate_arguments(tool: Tool, arguments: Any) -> str | None:
-    import jsonschema
+_validators: dict[str, Any] = {}
 
-    validator = jsonschema.Draft202012Validator(tool.parameters)
+
+def _validator(schema: dict[str, Any]) -> Any:
+    """One compiled validator per distinct schema (building one costs ~20 µs)."""
+    key = json.dumps(schema, sort_keys=True)
+    v = _validators.get(key)
+    if v is None:
+        import jsonschema
+
+        v = _validators[key] = jsonschema.Draft202012Validator(schema)
+    return v
+
+
+def validate_arguments(tool: Tool, arguments: Any) -> str | None:
+    validator = _validator(tool.parameters)
     errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
