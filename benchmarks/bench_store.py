@@ -1,0 +1,96 @@
+"""Store figures: appending 10,000 events, listing 1,000 sessions, rebuilding a 100-step session.
+
+Goal (issue 5): the session list opens in under 200 ms with 1,000 sessions — here the store
+side of it (query + rows); the TUI's own rendering is measured in bench_tui.py.
+
+    .venv/bin/python benchmarks/bench_store.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tui_agent.events import (  # noqa: E402
+    ActionProposed, Decision, ModelCallEnded, ModelCallStarted, Notice, Observation, ObservationMessage,
+    RunEnded, RunStarted,
+)
+from tui_agent.resume import rebuild  # noqa: E402
+from tui_agent.store import Store  # noqa: E402
+
+OBS = ("Lorem research text about the subject with numbers 12345 and names. " * 400)[:20000]
+
+
+def median_ms(fn, runs: int = 5) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def session_events(sid: str, steps: int) -> list:
+    evs = [RunStarted(session_id=sid, question="q", model="m", system_prompt="system " * 500)]
+    for n in range(1, steps + 1):
+        evs.append(ModelCallStarted(session_id=sid, step=n, messages=[], message_tokens=[], prompt_tokens=1000 * n,
+                                    threshold=100000, context_window=131072))
+        evs.append(ModelCallEnded(session_id=sid, step=n, text=f'<think>t{n}</think><tool_call>{{"name": "search", '
+                                  f'"arguments": {{"query": ["q{n}"]}}}}</tool_call>', thought=f"t{n}",
+                                  prompt_tokens=1000 * n, completion_tokens=50))
+        evs.append(ActionProposed(session_id=sid, step=n, call_id=f"c{n}", tool="search", arguments={"query": [f"q{n}"]}))
+        evs.append(Decision(session_id=sid, step=n, call_id=f"c{n}", kind="auto", arguments={"query": [f"q{n}"]}))
+        evs.append(Observation(session_id=sid, step=n, call_id=f"c{n}", tool="search", arguments={"query": [f"q{n}"]},
+                               text=OBS, executed=True))
+        evs.append(ObservationMessage(session_id=sid, step=n, content=f"<tool_response>\n{OBS}\n</tool_response>"))
+    return evs
+
+
+def main() -> None:
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        store = Store(Path(d))
+        store.create_session("append", "q", "m")
+        small = [Notice(session_id="append", text=f"event {i}") for i in range(10_000)]
+        t0 = time.perf_counter()
+        for e in small:
+            store.append(e)
+        total = (time.perf_counter() - t0) * 1000
+        rows.append(("append 10,000 small events", total, total / 10_000))
+
+        for i in range(1000):
+            sid = f"s{i:04d}"
+            store.create_session(sid, f"question number {i} about something", "openai/gpt-4.1-mini")
+            store.append(RunEnded(session_id=sid, termination="answer", result={"tool_calls": 3, "total_tokens": 999}))
+        ms = median_ms(lambda: store.list_sessions())
+        rows.append(("list 1,001 sessions (all rows)", ms, None))
+        ms = median_ms(lambda: Store(Path(d)).list_sessions())
+        rows.append(("open database + list 1,001 sessions", ms, None))
+
+        big = session_events("big", 100)
+        t0 = time.perf_counter()
+        store.create_session("big", "q", "m")
+        for e in big:
+            store.append(e)
+        total = (time.perf_counter() - t0) * 1000
+        rows.append((f"append a 100-step session ({len(big)} events, 20 KB observations)", total, total / len(big)))
+        ms = median_ms(lambda: rebuild(store.events("big")))
+        rows.append(("rebuild the messages of the 100-step session", ms, None))
+        rb = rebuild(store.events("big"))
+        size = sum(len(m["content"]) for m in rb.state.messages)
+        db_mb = sum(f.stat().st_size for f in Path(d).iterdir()) / 1e6
+
+    print(f"{'figure':<62} {'ms':>10} {'ms/event':>10}")
+    for name, ms, per in rows:
+        print(f"{name:<62} {ms:>10.1f} {'-' if per is None else f'{per:.3f}':>10}")
+    print(f"\nrebuilt {len(rb.state.messages)} messages, {size / 1e6:.1f} MB of text; database {db_mb:.1f} MB")
+    print("goal: session list with 1,000 sessions under 200 ms (store side above)")
+
+
+if __name__ == "__main__":
+    main()
