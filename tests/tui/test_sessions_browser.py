@@ -1,0 +1,131 @@
+"""The session browser: list, filter, step through, export, delete, fork and resume hooks."""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from tests.helpers import NoteTool, call, make_engine
+from tui_agent.events import Notice, RunStarted
+from tui_agent.screens.sessions import SessionsScreen, SessionViewScreen
+from tui_agent.store import Store
+
+
+class Host(App):
+    def __init__(self, store: Store, export_dir) -> None:
+        super().__init__()
+        self.store = store
+        self.export_dir = export_dir
+        self.forks: list[tuple] = []
+        self.resumes: list[str] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(SessionsScreen(self.store, self.export_dir))
+
+    def fork_session(self, sid: str, step: int, prompt: str | None) -> None:
+        self.forks.append((sid, step, prompt))
+
+    def resume_session(self, sid: str) -> None:
+        self.resumes.append(sid)
+
+
+async def recorded_session(tmp_path, chat_server) -> Store:
+    store = Store(tmp_path / "data")
+    chat_server.script("<think>Look up life.</think>" + call("lookup", topic="life"),
+                       "<think>Now death.</think>" + call("lookup", topic="death"),
+                       "<think>Done.</think><answer>42 [1]</answer>")
+    store.create_session("s-recorded", "What is the answer to life?", "openai/test-model")
+    engine, _ = make_engine(chat_server, NoteTool())
+    engine._emit, engine.session_id = store.append, "s-recorded"
+    await engine.run()
+    store.create_session("s-unfinished", "An unfinished question about tea", "openai/other")
+    store.append(RunStarted(session_id="s-unfinished", question="An unfinished question about tea", model="m",
+                            system_prompt="sys"))
+    store.append(Notice(session_id="s-unfinished", text="killed"))
+    return store
+
+
+def table_ids(app: App) -> list[str]:
+    table = app.screen.query_one(DataTable)
+    return [table.coordinate_to_cell_key((i, 0))[0].value for i in range(table.row_count)]
+
+
+async def test_browser_lists_filters_and_steps_through_a_session(tmp_path, chat_server):
+    store = await recorded_session(tmp_path, chat_server)
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert sorted(table_ids(app)) == ["s-recorded", "s-unfinished"]
+        app.screen.query_one("#filter", Input).value = "life"
+        await pilot.pause()
+        assert table_ids(app) == ["s-recorded"]
+        app.screen.query_one(DataTable).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionViewScreen)
+        text = lambda wid: str(app.screen.query_one(wid, Static).render())  # noqa: E731
+        assert "Look up life." in text("#view-thought") and "Step 1 (1 of 3)" in text("#view-step")
+        await pilot.press("right")
+        assert "Now death." in text("#view-thought") and '"topic": "death"' in text("#view-actions")
+        await pilot.press("right", "right")
+        assert "Step 3 (3 of 3)" in text("#view-step")
+        await pilot.press("left")
+        assert "Step 2" in text("#view-step")
+
+
+async def test_fork_from_the_viewer_passes_the_edited_prompt(tmp_path, chat_server):
+    store = await recorded_session(tmp_path, chat_server)
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.push_screen(SessionViewScreen(store, "s-recorded", tmp_path))
+        await pilot.pause()
+        await pilot.press("right", "f")
+        await pilot.pause()
+        area = app.screen.query_one(TextArea)
+        assert "lookup" in area.text  # the recorded system prompt, with the tool schemas
+        area.text = "A NEW SYSTEM PROMPT"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.forks == [("s-recorded", 2, "A NEW SYSTEM PROMPT")]
+
+
+async def test_export_writes_the_report_and_delete_asks_first(tmp_path, chat_server):
+    store = await recorded_session(tmp_path, chat_server)
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#filter", Input).value = "life"
+        await pilot.pause()
+        app.screen.query_one(DataTable).focus()
+        await pilot.press("x")
+        report = (tmp_path / "tui-agent-session-s-recorded.md").read_text()
+        assert "## Sources" in report and "42 [1]" in report
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("n")  # no: nothing deleted
+        await pilot.pause()
+        assert [r.id for r in store.list_sessions()].count("s-recorded") == 1
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert "s-recorded" not in [r.id for r in store.list_sessions()]
+
+
+async def test_resume_is_offered_only_for_unfinished_sessions(tmp_path, chat_server):
+    store = await recorded_session(tmp_path, chat_server)
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#filter", Input).value = "tea"
+        await pilot.pause()
+        app.screen.query_one(DataTable).focus()
+        await pilot.press("R")
+        assert app.resumes == ["s-unfinished"]
+        app.screen.query_one("#filter", Input).value = "life"
+        await pilot.pause()
+        app.screen.query_one(DataTable).focus()
+        await pilot.press("R")
+        await pilot.pause()
+        assert app.resumes == ["s-unfinished"]  # finished: refused with a notification
