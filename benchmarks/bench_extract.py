@@ -5,9 +5,11 @@ sidebar, an article of paragraphs with links, lists, tables and code, comments, 
 prints the median time of
 
 - readability: ``readability.Document(html).summary()`` on the decoded page;
-- pipeline: ``content.to_page`` (``classify`` + ``decode`` + ``html_to_markdown``) and
-  ``clean_observation``, what a visit does to a fetched body before extraction, with the text
-  budget a visit of one URL uses by default (enough for ``extract_max_tokens``).
+- pipeline: ``content.to_page`` (``classify`` + ``decode`` + ``html_to_markdown``: readability
+  plus the segment analysis that checks it, trafilatura only on a large disagreement — see
+  tui_agent/tools/maintext.py — and the Markdown render) and ``clean_observation``, what a visit
+  does to a fetched body before extraction, with the text budget a visit of one URL uses by
+  default (enough for ``extract_max_tokens``).
 
 Goal: pipeline / readability <= 1.5. Run: ``.venv/bin/python benchmarks/bench_extract.py``.
 """

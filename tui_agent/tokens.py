@@ -3,6 +3,13 @@
 tiktoken downloads its encodings on first use, which fails offline; litellm ships cl100k_base
 and o200k_base in its package, so we point TIKTOKEN_CACHE_DIR there (found without importing
 litellm, whose import costs seconds).
+
+Loading o200k_base means decoding 200,000 base64 lines (~0.3 s) before tiktoken builds its
+encoder (~0.15 s); a command like ``tui-agent read`` should answer in well under a second. So
+the decoded tokens are kept in the user cache directory (``TUI_AGENT_CACHE_DIR`` or the XDG
+cache) as a marshalled list of bytes in rank order — data only, no pickle — and read back in
+~50 ms; a missing, stale or damaged cache file falls back to tiktoken's own loader (and is
+rewritten).
 """
 
 from __future__ import annotations
@@ -40,10 +47,79 @@ def encoder():
                     bundled = _litellm_tokenizer_dir()
                     if bundled:
                         os.environ["TIKTOKEN_CACHE_DIR"] = bundled
-                import tiktoken
-
-                _encoder = tiktoken.get_encoding(ENCODING)
+                _encoder = _load_encoding()
     return _encoder
+
+
+def _ranks_cache_path() -> str | None:
+    try:
+        import platformdirs
+        import tiktoken
+
+        base = os.environ.get("TUI_AGENT_CACHE_DIR") or platformdirs.user_cache_dir("tui-agent")
+        return os.path.join(base, f"{ENCODING}-tiktoken-{tiktoken.__version__}.tokens")
+    except Exception:
+        return None
+
+
+def _read_ranks(path: str) -> dict[bytes, int] | None:
+    """The ranks from the cache file (a marshalled list of the tokens in rank order: data, never
+    code), or None when it is missing or does not check out."""
+    import marshal
+
+    try:
+        with open(path, "rb") as fh:
+            tokens = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(tokens, list) or not tokens or not all(type(t) is bytes for t in tokens):
+        return None
+    ranks = dict(zip(tokens, range(len(tokens))))
+    return ranks if len(ranks) == len(tokens) else None
+
+
+def _write_ranks(path: str, ranks: dict[bytes, int]) -> None:
+    import marshal
+
+    ordered = sorted(ranks.items(), key=lambda kv: kv[1])
+    if [r for _, r in ordered] != list(range(len(ordered))):
+        return  # not the dense table this format holds
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(marshal.dumps([t for t, _ in ordered]))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _load_encoding():
+    import tiktoken
+
+    path = _ranks_cache_path()
+    ranks = _read_ranks(path) if path else None
+    if ranks is not None:
+        try:
+            import tiktoken_ext.openai_public as public
+
+            # tiktoken's own constructor arguments (pattern, special tokens), with the ranks
+            # from the cache instead of the base64 file
+            loader = public.load_tiktoken_bpe
+            public.load_tiktoken_bpe = lambda *args, **kwargs: ranks
+            try:
+                spec = getattr(public, ENCODING)()
+            finally:
+                public.load_tiktoken_bpe = loader
+            return tiktoken.Encoding(**spec)
+        except Exception:
+            pass
+    encoding = tiktoken.get_encoding(ENCODING)
+    if path:
+        ranks = getattr(encoding, "_mergeable_ranks", None)
+        if isinstance(ranks, dict):
+            _write_ranks(path, ranks)
+    return encoding
 
 
 def count(text: str) -> int:

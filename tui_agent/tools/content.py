@@ -4,9 +4,11 @@
   of the body.
 - :func:`decode`: bytes to str the way a browser would (BOM, header charset, ``<meta>``, UTF-8,
   then detection; single-byte guesses become windows-1252 as browsers do).
-- :func:`html_to_markdown`: main content through readability-lxml, rendered as Markdown
-  (headings, paragraphs, lists, absolute links, tables, code blocks), with a fallback to the
-  page's visible text. It is the one function to swap for a better extractor (issue 6).
+- :func:`html_to_markdown` / :func:`html_to_text`: the main content (readability-lxml checked
+  and repaired by a segment analysis of the page, trafilatura when they disagree: see
+  :mod:`tui_agent.tools.maintext`), rendered as Markdown (headings, paragraphs, lists, absolute
+  links, tables, code blocks) or plain text by :mod:`tui_agent.tools.render`, with a fallback to
+  the page's visible text.
 - :func:`pdf_to_text`: text per page with ``--- page N ---`` markers.
 
 Everything here is synchronous CPU work; callers run it in a thread for large bodies.
@@ -15,7 +17,6 @@ Everything here is synchronous CPU work; callers run it in a thread for large bo
 from __future__ import annotations
 
 import codecs
-import copy
 import functools
 import io
 import json
@@ -25,6 +26,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from .render import render, tidy
+
 # readability logs a full traceback (log.exception) when it gives up, and pypdf warns about
 # every odd object. With no handler anywhere, Python's last-resort handler would print those on
 # stderr, under a full-screen TUI. A NullHandler keeps them out of the terminal; an application
@@ -32,9 +35,9 @@ from urllib.parse import urlsplit
 for _name in ("readability", "pypdf"):
     logging.getLogger(_name).addHandler(logging.NullHandler())
 
-# Readability's output counts as "almost nothing" when it is shorter than both of these; then
+# The extracted main text counts as "almost nothing" when it is shorter than both of these; then
 # the page's visible text is used instead.
-MIN_MAIN_CHARS = 200
+MIN_MAIN_CHARS = 100
 MIN_MAIN_SHARE = 0.25
 # How much of the body is scanned for a <meta charset> or an XML declaration, and how much is
 # given to charset detection.
@@ -55,8 +58,9 @@ class ContentError(ValueError):
 class Page:
     title: str
     text: str
-    # which path produced the text: "readability", "visible" (fallback) or "none" (empty) for
-    # HTML; "text", "json", "pdf" or "binary" for the other kinds (see to_page)
+    # which path produced the text: for HTML "readability" (its choice stood), "repaired" (a
+    # failure of readability was detected and fixed), "vote" (trafilatura settled a dispute),
+    # "visible" (fallback) or "none" (empty); "text", "json", "pdf" or "binary" for the others
     method: str = "readability"
     # when the text was cut to a budget: the length in characters of the whole text, else None
     full_chars: int | None = None
@@ -245,69 +249,90 @@ def _non_latin_script(sample: bytes, codec: str) -> bool:
 # --- HTML -------------------------------------------------------------------------------------
 
 _XML_DECL_TEXT = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
-_TRAILING_SPACE = re.compile(r"[ \t]+\n")
 _WS = re.compile(r"\s+")
 # Removed before the visible-text fallback (the spec'd script/style/nav/noscript, and kin).
 _INVISIBLE = ("script", "style", "noscript", "nav", "template", "svg", "iframe", "object",
               "embed", "canvas", "head", "button", "select", "dialog")
+MARKDOWN, PLAIN = "markdown", "text"
 
 
 def html_to_markdown(html: str, url: str, max_chars: int | None = None) -> Page:
-    """Main content of an HTML page as Markdown; see :func:`readability_markdown`.
+    """Main content of an HTML page as Markdown (headings, lists, tables, code, absolute links).
 
-    The single entry point for HTML extraction: swap the implementation here (issue 6).
-    ``max_chars`` bounds the text rendered (a reader that keeps 24,000 tokens need not render
-    a million characters); ``Page.full_chars`` then tells how long the whole text was.
+    The main content is chosen by :func:`tui_agent.tools.maintext.extract` (readability-lxml,
+    checked against a segment analysis of the page; trafilatura when they disagree) and rendered
+    by :mod:`tui_agent.tools.render`. When that yields almost nothing — under ``MIN_MAIN_CHARS``
+    characters *and* under ``MIN_MAIN_SHARE`` of the page's visible text — the visible text is
+    used instead (``method == "visible"``); when the visible text is empty too, ``text`` is ""
+    (``method == "none"``). ``max_chars`` bounds the text rendered (a reader that keeps 24,000
+    tokens need not render a million characters); ``Page.full_chars`` then tells how long the
+    whole text was.
     """
-    return readability_markdown(html, url, max_chars)
+    return main_content(html, url, max_chars, MARKDOWN)
 
 
-def readability_markdown(html: str, url: str, max_chars: int | None = None) -> Page:
-    """readability-lxml's article, rendered as Markdown; the visible text when that fails.
+def html_to_text(html: str, url: str, max_chars: int | None = None) -> Page:
+    """The same main content as :func:`html_to_markdown`, as plain text (no Markdown syntax):
+    paragraphs separated by blank lines, list items and table rows one per line, table cells
+    separated by tabs."""
+    return main_content(html, url, max_chars, PLAIN)
 
-    The fallback is used when readability raises (``Unparseable`` on empty input and the like)
-    or returns almost nothing: under ``MIN_MAIN_CHARS`` characters *and* under
-    ``MIN_MAIN_SHARE`` of the page's visible text. When the visible text is empty too, the
-    page's ``text`` is "" (``method == "none"``).
-    """
+
+def parse_html(html: str):
+    """A plain lxml.etree tree of the page (no lxml.html element classes: walking it is faster),
+    or None when there is nothing to parse."""
     import lxml.etree
-    import lxml.html
+
+    try:
+        return lxml.etree.fromstring(html, lxml.etree.HTMLParser())
+    except (lxml.etree.ParserError, ValueError):
+        return None
+
+
+def main_content(html: str, url: str, max_chars: int | None, fmt: str) -> Page:
+    from . import maintext
 
     html = _XML_DECL_TEXT.sub("", html or "", count=1).replace("\x00", "")
     if not html.strip():
         return Page("", "", "none")
-    try:
-        tree = lxml.html.document_fromstring(html)
-    except (lxml.etree.ParserError, ValueError):
+    tree = parse_html(html)
+    if tree is None:
         return Page("", "", "none")
     title = page_title(tree)
+    markdown = fmt == MARKDOWN
 
-    # readability accepts a parsed tree (it cleans a deep copy each pass), which saves a parse.
-    # Links are made absolute afterwards, in the part of the article that is kept, rather than
-    # by readability in the whole page on each of its passes.
-    text, full = "", None
+    article, method = None, "none"
     try:
-        summary = _readability_class()(tree).summary(html_partial=True)
-        if summary:
-            article = lxml.html.fragment_fromstring(summary, create_parent="div")
-            full = cut_tree(article, max_chars)
-            _absolute_links(article, url)
-            text = render_markdown(article)
-    except Exception:
-        text, full = "", None
+        found = maintext.extract(tree, html, title, _readability_class())
+        article, full = maintext.build_tree(found, max_chars)  # prunes the page tree in place
+        method = found.method
+    except Exception:  # an odd page must not break reading: fall back to the visible text
+        article, full = None, None
+    text = ""
+    if article is not None:
+        text = render(article, markdown=markdown, base_url=url)
 
     if len(text) < MIN_MAIN_CHARS:
-        visible = _visible_root(tree, url)
-        visible_len = len(_WS.sub(" ", visible.text_content()).strip())
+        visible = _visible_root(parse_html(html) if article is not None else tree)
+        visible_len = len(_WS.sub(" ", "".join(visible.itertext())).strip()) if visible is not None else 0
         if not text or len(text) < MIN_MAIN_SHARE * visible_len:
             full = cut_tree(visible, max_chars) if visible_len else None
-            fallback = render_markdown(visible) if visible_len else ""
+            fallback = render(visible, markdown=markdown, base_url=url) if visible_len else ""
             if fallback:
                 return Page(title, fallback, "visible", full)
             if not text:
                 return Page(title, "", "none")
-    return Page(title, text, "readability", full)
+    return Page(title, text, method, full)
+
+
+def render_markdown(root, base_url: str = "") -> str:
+    """An element as Markdown (see :mod:`tui_agent.tools.render`)."""
+    return render(root, markdown=True, base_url=base_url)
+
+
+def render_text(root) -> str:
+    """An element as plain text (see :mod:`tui_agent.tools.render`)."""
+    return render(root, markdown=False)
 
 
 def cut_tree(root, max_chars: int | None) -> int | None:
@@ -320,13 +345,14 @@ def cut_tree(root, max_chars: int | None) -> int | None:
         return None
     seen = 0
     for el in root.iter():
-        seen += len(el.text or "")
+        if el.tag.__class__ is str:
+            seen += len(el.text or "")
         if seen > max_chars and el is not root:
             break
         seen += len(el.tail or "") if el is not root else 0
     else:
         return None
-    total = len(root.text_content())
+    total = sum(len(t) for t in root.itertext())
     node = el
     while node is not None and node is not root:
         parent = node.getparent()
@@ -342,12 +368,18 @@ def _readability_class():
     from readability import Document
 
     class Readability(Document):
-        """readability-lxml that keeps data tables.
+        """readability-lxml that keeps data tables and its article element.
 
         Its conditional cleaning drops any table with under 25 characters of text or "too many
         links", which loses the small tables of figures a researcher wants most. Tables that
         look like data (at least two rows of two cells, no nested table, few links) are kept.
         """
+
+        def get_clean_html(self):
+            # readability's documented override point: keep the article element, so the
+            # analysis can read it without parsing the serialized summary again
+            self.article_element = self.html
+            return super().get_clean_html()
 
         def get_preserved_elements(self, node):
             allowed = super().get_preserved_elements(node)
@@ -379,119 +411,34 @@ def page_title(tree) -> str:
     return ""
 
 
-def _visible_root(tree, url: str):
-    """A copy of the page body without script/style/nav/noscript and kin, links made absolute."""
+def _visible_root(tree):
+    """The page body without script/style/nav/noscript and kin, nor hidden elements (the tree
+    is changed in place)."""
+    if tree is None:
+        return None
     body = tree.find(".//body")
-    root = copy.deepcopy(body if body is not None else tree)
+    root = body if body is not None else tree
     for el in list(root.iter(*_INVISIBLE)):
-        if el is not root and el.getparent() is not None:
-            el.drop_tree()
+        if el is not root:
+            _drop(el)
     for el in root.xpath('.//*[@hidden or contains(translate(@style, " ", ""), "display:none")]'):
-        if el is not root and el.getparent() is not None:
-            el.drop_tree()
-    _absolute_links(root, url)
+        if el is not root:
+            _drop(el)
     return root
 
 
-def _absolute_links(root, url: str) -> None:
-    if url:
-        try:
-            root.make_links_absolute(url, resolve_base_href=False, handle_failures="discard")
-        except Exception:
-            pass
-
-
-def render_markdown(html) -> str:
-    """HTML (a string or an lxml element) as readable Markdown, blank lines collapsed."""
-    import lxml.html
-    from bs4 import BeautifulSoup
-
-    if not isinstance(html, str):
-        html = lxml.html.tostring(html, encoding="unicode")
-    soup = BeautifulSoup(html, "lxml", element_classes={_bs4_tag(): _fast_tag_class()})
-    text = _converter().convert_soup(soup)
-    return tidy(text)
-
-
-def _bs4_tag():
-    from bs4 import Tag
-
-    return Tag
-
-
-@functools.lru_cache(maxsize=1)
-def _fast_tag_class():
-    """bs4's Tag with a quick ``find_parent(name)``.
-
-    markdownify asks every tag whether it sits inside a <pre> through ``find_parent("pre")``,
-    and bs4's general search machinery makes that half the cost of a conversion. A plain walk
-    up the parents gives the same answer.
-    """
-    Tag = _bs4_tag()
-
-    class FastTag(Tag):
-        def find_parent(self, name=None, attrs=None, **kwargs):
-            if isinstance(name, str) and not attrs and not kwargs:
-                parent = self.parent
-                while parent is not None:
-                    if parent.name == name:
-                        return parent
-                    parent = parent.parent
-                return None
-            return super().find_parent(name, attrs, **kwargs)
-
-    return FastTag
-
-
-def tidy(text: str) -> str:
-    """Trailing spaces removed, runs of blank lines collapsed to one."""
-    text = _TRAILING_SPACE.sub("\n", text.replace("\xa0", " "))
-    return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-@functools.lru_cache(maxsize=1)
-def _converter():
-    """One shared converter (it keeps no per-document state)."""
-    from markdownify import MarkdownConverter
-
-    class Converter(MarkdownConverter):
-        """markdownify, tuned for a reader that is a model: no images, no dead links."""
-
-        def convert_img(self, el, text, parent_tags):
-            return ""
-
-        def convert_a(self, el, text, parent_tags):
-            href = (el.get("href") or "").strip()
-            if not href or href.startswith(("#", "javascript:", "mailto:", "data:")):
-                return text
-            if not text.strip():
-                return ""
-            return super().convert_a(el, text, parent_tags)
-
-        def convert_br(self, el, text, parent_tags):
-            return " " if "_inline" in parent_tags else "\n"
-
-    return Converter(**_MD_OPTIONS)
-
-
-def _code_language(el) -> str:
-    for node in (el, *(el.find_all("code") if hasattr(el, "find_all") else [])):
-        for cls in node.get("class") or []:
-            if cls.startswith(("language-", "lang-")):
-                return cls.split("-", 1)[1]
-    return ""
-
-
-_MD_OPTIONS = dict(
-    heading_style="ATX",
-    bullets="-",
-    escape_asterisks=False,
-    escape_underscores=False,
-    escape_misc=False,
-    table_infer_header=True,
-    code_language_callback=_code_language,
-    strip=["script", "style", "noscript", "form", "button", "input", "select", "textarea"],
-)
+def _drop(el) -> None:
+    """Remove an element and its content, keeping the text that follows it."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail, previous = el.tail, el.getprevious()
+    parent.remove(el)
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
 
 
 # --- PDF --------------------------------------------------------------------------------------
@@ -532,16 +479,19 @@ def pdf_to_text(body: bytes) -> str:
 # --- all kinds --------------------------------------------------------------------------------
 
 
-def to_page(body: bytes, content_type: str | None, url: str, max_chars: int | None = None) -> Page:
+def to_page(body: bytes, content_type: str | None, url: str, max_chars: int | None = None,
+            fmt: str = MARKDOWN) -> Page:
     """A fetched body as readable text: what a visit does between the network and the model.
 
-    ``Page.method`` names the kind: "readability" / "visible" / "none" for HTML, "text",
+    ``Page.method`` names the kind: for HTML how the main content was chosen ("readability",
+    "repaired", "vote"; see :mod:`tui_agent.tools.maintext`), "visible" or "none"; "text",
     "json", "pdf", or "binary" (then ``text`` is ""). A PDF that cannot be read raises
     :class:`ContentError`. ``max_chars`` bounds the text (``full_chars`` tells the whole length).
+    ``fmt`` is "markdown" or "text" (plain text; only HTML differs between the two).
     """
     kind = classify(content_type, url, body)
     if kind == HTML:
-        return html_to_markdown(decode(body, content_type), url, max_chars)
+        return main_content(decode(body, content_type), url, max_chars, fmt)
     if kind == BINARY:
         return Page("", "", BINARY)
     if kind == PDF:

@@ -23,7 +23,7 @@ import asyncio
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -153,85 +153,18 @@ class VisitTool(Tool):
                     task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
-        sections = [self._collect(u, t, settings) for u, t in zip(urls, tasks)]
-        for section in sections:
-            if section.cite is not None:
-                final_url, title = section.cite
-                section.source = ctx.sources.register(final_url, title).number
-                section.text = f"[{section.source}] {title} — {final_url}\n{section.text}"
-        text = "\n\n".join(s.text for s in sections)
-        return ToolResult(text, overall_status([s.status for s in sections]),
-                          [s.source for s in sections if s.source is not None])
-
-    @staticmethod
-    def _collect(url: str, task: asyncio.Task, settings) -> Section:
-        if task.cancelled():
-            return Section(url, FAILED, f"[not read] {url}\nTimed out: the whole visit call is limited to "
-                                        f"{settings.visit_total_timeout_s:g} s.")
-        exc = task.exception()
-        if exc is not None:  # a bug, reported rather than raised so the other pages survive
-            return Section(url, FAILED, f"[not read] {url}\nError: {type(exc).__name__}: {exc}")
-        return task.result()
+        sections = [collect(u, t, settings) for u, t in zip(urls, tasks)]
+        return observation(sections, ctx.sources)
 
     # -- one URL ---------------------------------------------------------------------------
     async def _visit_one(self, url: str, goal: str, ctx: ToolContext, deadline: float, share: int,
                          budget: int) -> Section:
-        settings = ctx.settings
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout_at(deadline):
-                result = await self.fetcher(ctx.http, url, settings, guard=self.guard,
-                                            total_timeout_s=max(0.05, deadline - loop.time()))
-        except GuardError as exc:
-            return Section(url, REFUSED, f"[not read] {url}\n{exc.message}")
-        except FetchError as exc:
-            return Section(url, FAILED, f"[not read] {url}\n{fetch_error_text(exc)}")
-        except TimeoutError:
-            return Section(url, FAILED, f"[not read] {url}\nTimed out: the whole visit call is limited to "
-                                        f"{settings.visit_total_timeout_s:g} s.")
-        ctx.progress(f"fetched {result.final_url}: HTTP {result.status}, {human_bytes(len(result.body))} "
-                     f"in {result.elapsed_s:.1f} s")
-
-        if result.status >= 400:
-            status = FAILED if result.status >= 500 else OK
-            return Section(url, status, f"[not read] {url}\n{http_error_text(result)}")
-
-        try:
-            page = await asyncio.to_thread(
-                content.to_page, result.body, result.content_type, result.final_url, budget
-            )
-        except content.ContentError as exc:
-            why = str(exc)
-            if result.truncated:
-                why += f" (the download stopped at the {human_bytes(settings.visit_max_bytes)} cap)"
-            return Section(url, OK, f"[no text] {url}\nThe document could not be read: {why}.")
-        except Exception as exc:  # a converter bug on an odd page must not fail the tool
-            return Section(url, OK, f"[no text] {url}\nThe page could not be converted to text "
-                                    f"({type(exc).__name__}: {exc}).")
-
-        if page.method == content.BINARY:
-            kind = content.media_type(result.content_type) or "unknown type"
-            size = _size_text(result, settings)
-            return Section(url, OK, f"[no text] {url}\nBinary content of type {kind}, {size}, not readable.")
-        text = strip_controls(page.text).strip()
-        if not text:
-            return Section(url, OK, f"[no text] {url}\nThe page has no readable text.")
-
-        title = " ".join(strip_controls(page.title).split()) or result.final_url
-        lines = []  # the "[n] Title — URL" header is added by run()
-        if result.final_url != url:
-            lines.append(f"(redirected from {url})")
-        if result.truncated:
-            lines.append(f"[stopped at the {human_bytes(settings.visit_max_bytes)} download cap]")
-        if result.incomplete:
-            lines.append(f"[the download ended early: {result.incomplete} The text may be partial.]")
-
-        if settings.extract and ctx.complete is not None:
-            body = await self._extract(result.final_url, goal, text, page.full_chars, ctx, deadline, share)
-        else:
-            body = cap_section(text, share, page.full_chars)
-        lines.append(body)
-        return Section(url, OK, "\n".join(lines), cite=(result.final_url, title))
+        page = await read_page(url, ctx.settings, ctx.http, guard=self.guard, fetcher=self.fetcher,
+                               deadline=deadline, max_chars=budget, progress=ctx.progress)
+        if page.error is not None or not (ctx.settings.extract and ctx.complete is not None):
+            return page_section(page, share)
+        body = await self._extract(page.final_url, goal, page.text, page.full_chars, ctx, deadline, share)
+        return Section(url, OK, "\n".join([*page.notes, body]), cite=(page.final_url, page.title))
 
     # -- goal-directed extraction ------------------------------------------------------------
     async def _extract(self, url: str, goal: str, text: str, full_chars: int | None, ctx: ToolContext,
@@ -287,6 +220,130 @@ class VisitTool(Tool):
             if not step:
                 return fallback_text(text, share, full_chars,
                                      f"no usable reply after {attempt} attempts; last: {last_problem}")
+
+
+# --- the per-URL pipeline (shared with `tui-agent read`) ------------------------------------------
+
+
+@dataclass
+class PageRead:
+    """One URL through the network guard, the fetch with its limits and the conversion to text.
+
+    ``error`` is set when there is no text to show: then it is the whole section the model gets
+    ("[not read] URL" or "[no text] URL" and why) and ``status`` says how the tool fared
+    (an HTTP 4xx is ``ok``: the tool worked and the server said no).
+    """
+
+    url: str
+    status: str = OK
+    error: str | None = None
+    final_url: str = ""
+    title: str = ""
+    text: str = ""  # control characters stripped
+    full_chars: int | None = None  # the whole text's length when ``text`` was cut to a budget
+    notes: list[str] = field(default_factory=list)  # redirect, download cap, early end
+    method: str = ""  # how the text was made (content.Page.method)
+    result: FetchResult | None = None
+
+
+def _failed(url: str, status: str, why: str, result: FetchResult | None = None, tag: str = "not read") -> PageRead:
+    return PageRead(url, status, f"[{tag}] {url}\n{why}", result=result)
+
+
+def timeout_text(settings) -> str:
+    return f"Timed out: the whole visit call is limited to {settings.visit_total_timeout_s:g} s."
+
+
+async def read_page(url: str, settings, http, *, guard: Guard | None = None, fetcher: Fetcher = fetch,
+                    deadline: float | None = None, max_chars: int | None = None, fmt: str = content.MARKDOWN,
+                    progress: Callable[..., None] | None = None) -> PageRead:
+    """Fetch ``url`` (guard, redirects, download cap, time limits) and turn it into text.
+
+    ``deadline`` is a ``loop.time()`` bound for the fetch (default: ``visit_total_timeout_s``
+    from now); ``max_chars`` bounds the text rendered; ``fmt`` is "markdown" or "text".
+    """
+    loop = asyncio.get_running_loop()
+    if deadline is None:
+        deadline = loop.time() + settings.visit_total_timeout_s
+    try:
+        async with asyncio.timeout_at(deadline):
+            result = await fetcher(http, url, settings, guard=guard,
+                                   total_timeout_s=max(0.05, deadline - loop.time()))
+    except GuardError as exc:
+        return _failed(url, REFUSED, exc.message)
+    except FetchError as exc:
+        return _failed(url, FAILED, fetch_error_text(exc))
+    except TimeoutError:
+        return _failed(url, FAILED, timeout_text(settings))
+    if progress is not None:
+        progress(f"fetched {result.final_url}: HTTP {result.status}, {human_bytes(len(result.body))} "
+                 f"in {result.elapsed_s:.1f} s")
+    return await convert(url, result, settings, max_chars=max_chars, fmt=fmt)
+
+
+async def convert(url: str, result: FetchResult, settings, *, max_chars: int | None = None,
+                  fmt: str = content.MARKDOWN) -> PageRead:
+    """A fetched response as a PageRead: HTTP errors, decoding, main content, PDF, binary."""
+    if result.status >= 400:
+        return _failed(url, FAILED if result.status >= 500 else OK, http_error_text(result), result)
+    try:
+        page = await asyncio.to_thread(content.to_page, result.body, result.content_type, result.final_url,
+                                       max_chars, fmt)
+    except content.ContentError as exc:
+        why = str(exc)
+        if result.truncated:
+            why += f" (the download stopped at the {human_bytes(settings.visit_max_bytes)} cap)"
+        return _failed(url, OK, f"The document could not be read: {why}.", result, "no text")
+    except Exception as exc:  # a converter bug on an odd page must not fail the tool
+        return _failed(url, OK, f"The page could not be converted to text ({type(exc).__name__}: {exc}).",
+                       result, "no text")
+    if page.method == content.BINARY:
+        kind = content.media_type(result.content_type) or "unknown type"
+        return _failed(url, OK, f"Binary content of type {kind}, {_size_text(result, settings)}, not readable.",
+                       result, "no text")
+    text = strip_controls(page.text).strip()
+    if not text:
+        return _failed(url, OK, "The page has no readable text.", result, "no text")
+    notes = []  # the "[n] Title — URL" header is added by observation()
+    if result.final_url != url:
+        notes.append(f"(redirected from {url})")
+    if result.truncated:
+        notes.append(f"[stopped at the {human_bytes(settings.visit_max_bytes)} download cap]")
+    if result.incomplete:
+        notes.append(f"[the download ended early: {result.incomplete} The text may be partial.]")
+    title = " ".join(strip_controls(page.title).split()) or result.final_url
+    return PageRead(url, OK, None, result.final_url, title, text, page.full_chars, notes, page.method, result)
+
+
+def page_section(page: PageRead, share: int) -> Section:
+    """A page's part of the observation without extraction: notes and text cut to ``share`` tokens."""
+    if page.error is not None:
+        return Section(page.url, page.status, page.error)
+    body = cap_section(page.text, share, page.full_chars)
+    return Section(page.url, OK, "\n".join([*page.notes, body]), cite=(page.final_url, page.title))
+
+
+def collect(url: str, task: asyncio.Task, settings) -> Section:
+    """The section of a finished, failed or cancelled per-URL task."""
+    if task.cancelled():
+        return Section(url, FAILED, f"[not read] {url}\n{timeout_text(settings)}")
+    exc = task.exception()
+    if exc is not None:  # a bug, reported rather than raised so the other pages survive
+        return Section(url, FAILED, f"[not read] {url}\nError: {type(exc).__name__}: {exc}")
+    return task.result()
+
+
+def observation(sections: list[Section], sources) -> ToolResult:
+    """The tool's result: pages that were read registered as sources (numbered in the order of
+    the URLs), each headed "[n] Title — URL", sections separated by a blank line."""
+    for section in sections:
+        if section.cite is not None:
+            final_url, title = section.cite
+            section.source = sources.register(final_url, title).number
+            section.text = f"[{section.source}] {title} — {final_url}\n{section.text}"
+    text = "\n\n".join(s.text for s in sections)
+    return ToolResult(text, overall_status([s.status for s in sections]),
+                      [s.source for s in sections if s.source is not None])
 
 
 # --- helpers ----------------------------------------------------------------------------------

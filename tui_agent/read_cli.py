@@ -1,0 +1,186 @@
+"""`tui-agent read URL`: show exactly what the model would read, without running a session.
+
+  tui-agent read URL [--format markdown|text] [--max-tokens N] [--goal TEXT] [flags]
+
+The page goes through the visit tool's own pipeline (:func:`tui_agent.tools.visit.read_page`:
+the network guard, the fetch with its limits, decoding, main-content extraction, PDF handling)
+and then:
+
+- ``--format markdown`` (default): the observation the visit tool gives the model for this URL
+  with goal-directed extraction off — the same section (header, notes, text cut to the
+  section's share of the observation limit) after the engine's
+  :func:`tui_agent.hygiene.clean_observation` (control characters, redaction, tag escaping,
+  the ``observation_max_tokens`` cap, which ``--max-tokens`` overrides);
+- ``--format text``: the whole extracted main text as plain text (no Markdown syntax, no
+  header or notes, no token cap), control characters stripped and secrets redacted.
+
+``--goal TEXT`` then runs the visit tool's goal-directed extraction with the configured model
+(``--model``/``--extract-model``, config.toml, TUI_AGENT_* variables) and prints its result after
+the page text, with the model calls' tokens and cost. Without ``--goal`` no model is needed and
+litellm is never imported.
+
+A page that cannot be read (refused address, timeout, HTTP error, unsupported type, no text)
+prints the message the model would get on stderr and exits 1; a page cut at the download cap is
+read (the note says so, exit 0). Bad usage exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Sequence
+
+from .cli import EXIT_NO_ANSWER, EXIT_OK, UsageError, settings_from
+from .config import config_path
+
+FORMATS = ("markdown", "text")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own usage errors: exit 2 with our prefix
+        raise UsageError(f"read: {message}\n{self.format_usage().rstrip()}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tui-agent read", description="Show what the model would read from a URL.",
+                epilog="Without --goal no model is needed. Exit status: 0 read, 1 not read, 2 bad usage.")
+    p.add_argument("url", help="the http(s) URL to read")
+    p.add_argument("--format", choices=FORMATS, default="markdown",
+                   help="markdown: the visit tool's observation with extraction off (default); "
+                        "text: the whole main text as plain text")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="observation token cap for --format markdown (default: observation_max_tokens, 8000)")
+    p.add_argument("--goal", metavar="TEXT", help="also run the goal-directed extraction with the configured model")
+    g = p.add_argument_group("settings (as for tui-agent run)")
+    g.add_argument("--allow-private-urls", action="store_const", const=True,
+                   help="let loopback and private-network addresses be fetched")
+    g.add_argument("--model", help="litellm model string for --goal, e.g. openai/gpt-4.1-mini")
+    g.add_argument("--api-base", help="base URL of the provider for --goal")
+    g.add_argument("--extract-model", help="model for the extraction (default: the main model)")
+    g.add_argument("--config", dest="config_file", metavar="FILE", help=f"config file (default {config_path()})")
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    if "httpx" not in sys.modules:
+        # httpx imports its own command-line client on import, and with it rich, click and
+        # pygments (~90 ms of a read that should take well under a second); a None entry in
+        # sys.modules makes that optional import fail quietly, as when they are not installed
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+    ns = build_parser().parse_args(list(argv))
+    if ns.max_tokens is not None and ns.max_tokens <= 0:
+        raise UsageError("read: --max-tokens must be greater than 0")
+    if ns.goal is not None and not ns.goal.strip():
+        raise UsageError("read: --goal needs some text")
+    settings = settings_from(ns)
+    if ns.max_tokens is not None:
+        settings.observation_max_tokens = ns.max_tokens
+    if ns.goal is not None:
+        from .cli import ensure_model
+
+        settings = ensure_model(settings)  # UsageError (exit 2) when no model is configured
+    try:
+        out, err, code = asyncio.run(read(ns.url, settings, fmt=ns.format, goal=ns.goal))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return EXIT_NO_ANSWER
+    if out:
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.flush()
+    if err:
+        sys.stderr.write(err if err.endswith("\n") else err + "\n")
+    return code
+
+
+async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = None,
+               guard=None) -> tuple[str, str, int]:
+    """(stdout text, stderr text, exit code) for reading ``url`` as the visit tool would."""
+    from .hygiene import clean_observation, redact, strip_controls
+    from .tools.base import SourceRegistry
+    from .tools.net import make_client
+    from .tools.visit import (GRACE_S, observation, page_section, read_page, section_tokens, text_budget,
+                              timeout_text)
+
+    url = url.strip()
+    if fmt != "text":
+        # the token cap needs the tokenizer (~0.2 s to load): load it while the page is fetched
+        import threading
+
+        from . import tokens
+
+        threading.Thread(target=tokens.encoder, name="tokenizer", daemon=True).start()
+    view = _without_extraction(settings)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + settings.visit_total_timeout_s
+    plain = fmt == "text"
+    async with make_client(settings) as client:
+        try:
+            page = await asyncio.wait_for(
+                read_page(url, settings, client, guard=guard, deadline=deadline,
+                          max_chars=None if plain else text_budget(view, 1), fmt="text" if plain else "markdown"),
+                timeout=settings.visit_total_timeout_s + GRACE_S)
+        except asyncio.TimeoutError:  # what visit reports when its call runs out of time
+            return "", strip_controls(f"[not read] {url}\n{timeout_text(settings)}"), EXIT_NO_ANSWER
+        if page.error is not None:
+            return "", clean_observation(page.error, settings.observation_max_tokens), EXIT_NO_ANSWER
+        if plain:
+            out = redact(strip_controls(page.text))
+        else:
+            result = observation([page_section(page, section_tokens(view, 1))], SourceRegistry())
+            out = clean_observation(result.text, settings.observation_max_tokens)
+        if goal is not None:
+            out += "\n\n" + await _goal(page, goal, settings, client, deadline)
+    return out, "", EXIT_OK
+
+
+def _without_extraction(settings):
+    import dataclasses
+
+    return dataclasses.replace(settings, extract=False)
+
+
+async def _goal(page, goal: str, settings, client, deadline: float) -> str:
+    """The goal-directed extraction of ``page`` as the visit tool runs it, and what it cost."""
+    from .hygiene import clean_observation
+    from .llm import LLM
+    from .tools import visit as v
+    from .tools.base import SourceRegistry, ToolContext
+
+    extracting = v.text_budget(_with_extraction(settings), 1)
+    # the text the extraction reads: the page rendered as Markdown with the visit tool's budget
+    source = await v.convert(page.url, page.result, settings, max_chars=extracting)
+    if source.error is not None:
+        return f"--- goal-directed extraction ---\n{source.error}"
+    llm = LLM(settings)
+    model = settings.extract_model or settings.model
+    reports: list[dict] = []
+
+    async def complete(messages, *, purpose="extract", model=None, **_):
+        return await llm.complete(messages, purpose=purpose, model=model or settings.extract_model or settings.model,
+                                  stream=False)
+
+    def progress(text: str, **usage) -> None:
+        reports.append({"text": text, **usage})
+
+    ctx = ToolContext(settings=settings, http=client, sources=SourceRegistry(), progress=progress, complete=complete)
+    share = v.section_tokens(settings, 1)
+    body = await v.VisitTool()._extract(source.final_url, " ".join(goal.split()), source.text, source.full_chars,
+                                        ctx, deadline, share)
+    calls = [r for r in reports if r.get("prompt_tokens") is not None or r.get("completion_tokens") is not None]
+    prompt = sum(r.get("prompt_tokens") or 0 for r in calls)
+    completion = sum(r.get("completion_tokens") or 0 for r in calls)
+    costs = [r["cost_usd"] for r in calls if r.get("cost_usd") is not None]
+    cost = f"${sum(costs):.4f}" if costs else "cost unknown"
+    attempts = len([r for r in reports if r["text"].startswith("extract attempt")])
+    usage = (f"[extraction with {model}: {attempts} model call{'s' if attempts != 1 else ''}, "
+             f"{prompt:,} prompt + {completion:,} completion tokens, {cost}]")
+    steps = "\n".join(f"  {r['text']}" for r in reports if r["text"].startswith("extract attempt"))
+    text = clean_observation(body, settings.observation_max_tokens)
+    return f"--- goal-directed extraction: {' '.join(goal.split())} ---\n{text}\n\n{usage}\n{steps}".rstrip()
+
+
+def _with_extraction(settings):
+    import dataclasses
+
+    return dataclasses.replace(settings, extract=True)
