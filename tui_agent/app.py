@@ -1,7 +1,7 @@
 """The Textual app: one research run at a time, watched and steered live.
 
-Design (harlequin's rule): the engine runs in a Textual worker (an async worker on the app's
-loop) and never touches a widget. Its events reach the UI only as messages posted to the app
+Design (harlequin's rule): the engine runs in a Textual worker (async, on the app's loop) and
+never touches a widget. Its events reach the UI only as messages posted to the app
 (``bridge.EventBridge``: stream deltas batched every ``STREAM_FLUSH_S``); approvals arrive as
 ``ApprovalAsked`` carrying the request whose future the UI resolves; the breakpoint hook posts
 ``BreakpointHit`` with a future the prompt inspector resolves. The app folds events into a
@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import importlib.util
+import gc
 import sys
 from functools import partial
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
-from textual.actions import SkipAction
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Button, Input, TextArea
 
 from . import themes as theme_files
+from .app_actions import EXIT_NO_ANSWER, EXIT_OK, ActionsMixin, _approve  # noqa: F401 (EXIT_OK re-exported)
 from .bridge import (
     STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
     StreamText, resolve,
@@ -37,31 +36,8 @@ from .screens.main import MainScreen
 from .trace_model import ENDED, IDLE, PAUSED, RUNNING, STARTING, AWAITING, Trace
 from .widgets.token_gauge import GaugeFigures
 
-EXIT_OK, EXIT_NO_ANSWER = 0, 1
 # How often the elapsed time on the gauge is refreshed (seconds).
 CLOCK_TICK_S = 1.0
-
-# (title, help, action) for the command palette; shown only when the action is available.
-PALETTE: list[tuple[str, str, str]] = [
-    ("Approve tool call", "Approve the call that waits (a)", "approve"),
-    ("Edit tool call arguments", "Edit the arguments as JSON, checked against the schema (e)", "edit"),
-    ("Reject tool call", "Reject the call with a reason the model reads (r)", "reject"),
-    ("Always approve this tool", "Approve now and for the rest of the session (A)", "always"),
-    ("Approve edited arguments", "Run the call with the edited arguments (ctrl+s)", "approve_edit"),
-    ("Auto mode on/off", "Approve every tool call without asking (y)", "toggle_auto"),
-    ("Submit now", "Make the model answer now from the evidence so far (s)", "submit_now"),
-    ("Breakpoint on/off", "Pause before every model call (b)", "toggle_breakpoint"),
-    ("Prompt inspector", "The exact messages of the latest model call (i)", "inspect"),
-    ("Previous step", "Show the previous step's thought, action and observation (←)", "step_prev"),
-    ("Next step", "Show the next step, or go back to live (→)", "step_next"),
-    ("Copy answer", "Copy the answer with its sources to the clipboard (C)", "copy_answer"),
-    ("Save answer as Markdown", "Write the answer to a .md file (W)", "save_answer"),
-    ("Change model and run again", "Pick another model; the question runs again as a new session (m)", "change_model"),
-    ("New question", "Research another question in a new session (N)", "new_question"),
-    ("Sessions", "Browse saved sessions", "sessions"),
-    ("Help", "All keys explained (?)", "help"),
-]
-
 
 _STEP_GROUP = Binding.Group("Step", compact=True)
 
@@ -79,7 +55,7 @@ def warm_up() -> None:
             pass
 
 
-class ResearchApp(App[int]):
+class ResearchApp(ActionsMixin, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-agent"
 
@@ -148,6 +124,9 @@ class ResearchApp(App[int]):
         self._elapsed = 0.0
         self._store_opened = store is not None
         self._theme_ready = False
+        self._begun = False
+        self._engine_loop: asyncio.AbstractEventLoop | None = None
+        self._engine_task: asyncio.Task | None = None
         self.first_frame_litellm: bool | None = None
         self.main: MainScreen | None = None
         self.theme_errors: list[str] = []
@@ -206,6 +185,14 @@ class ResearchApp(App[int]):
     def _after_first_frame(self) -> None:
         self.first_frame_litellm = "litellm" in sys.modules
         self._theme_ready = True
+        self.panes_ready()
+
+    def panes_ready(self) -> None:
+        """Called after the first frame and when the main screen's panes are mounted (just after
+        it); the run starts once both happened. Never awaits: the app's queue must keep going."""
+        if self._begun or self.first_frame_litellm is None or not self.main.ready.is_set():
+            return
+        self._begun = True
         self.main.update_header(auto=self.auto, breakpoint=self.breakpoint)
         self._next_setup_step()
 
@@ -280,7 +267,8 @@ class ResearchApp(App[int]):
 
         self.settings = settings
         session_id, self.fixed_session_id = self.fixed_session_id or new_session_id(), None
-        self.trace = Trace(question, settings.model or "", session_id)
+        shown = question or (f"(resuming session {self.resume})" if self.resume else "")
+        self.trace = Trace(shown, settings.model or "", session_id)
         self.trace.state = STARTING
         self.pending = None
         self.paused = None
@@ -296,8 +284,14 @@ class ResearchApp(App[int]):
                         exclusive=True, exit_on_error=False)
 
     async def _drive(self, question: str, settings: Settings, session_id: str) -> None:
+        """The engine's worker (an async worker on the app loop). It talks to the UI only by
+        posting messages; the imports that take seconds (litellm) happen in a thread."""
+        self._engine_loop, self._engine_task = asyncio.get_running_loop(), asyncio.current_task()
         try:
             await asyncio.to_thread(warm_up)
+            # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
+            # full collections, which otherwise stall the UI for hundreds of milliseconds.
+            gc.freeze()
             from .runner import Run
 
             store = self._open_store(settings)
@@ -324,7 +318,21 @@ class ResearchApp(App[int]):
         except Exception as exc:  # noqa: BLE001 - shown to the user, the app stays open
             self.post_message(RunFinished(None, f"{type(exc).__name__}: {exc}"))
             return
+        finally:
+            self._engine_task = None
         self.post_message(RunFinished(result))
+
+    def cancel_engine(self) -> None:
+        """Cancel the running engine (thread-safe); it records the ``cancelled`` termination."""
+        loop, task = self._engine_loop, self._engine_task
+        if loop is not None and task is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    def on_unmount(self) -> None:
+        self.cancel_engine()  # never leave the engine thread running behind a closed app
 
     def _open_store(self, settings: Settings) -> Any:
         if self._store_opened:
@@ -356,6 +364,8 @@ class ResearchApp(App[int]):
     def on_engine_event(self, message: EngineEvent) -> None:
         e = message.event
         self.trace.apply(e)
+        if e.type == "run_started" and not self.question:
+            self.question = e.question  # a resumed session's question, for "run again"
         if e.type == "decision" and self.pending is not None and self.pending.call_id == e.call_id:
             self.pending = None
             self.main.clear_pending()
@@ -481,284 +491,10 @@ class ResearchApp(App[int]):
     def _refresh_gauge(self) -> None:
         self.main.set_gauge(self._figures())
 
-    # -- availability of actions (footer, palette) ------------------------------------------------
-    def _mode(self) -> str:
-        if self.main is None or not self.main.is_mounted:
-            return "none"
-        editor = self.main.query_one("#arg-editor")
-        if editor.display:
-            return "edit"
-        if self.main.query_one("#reject-reason").display:
-            return "reject"
-        return "pending" if self.pending is not None else "none"
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        on_main = self.screen is self.main
-        mode = self._mode()
-        if action in ("approve", "edit", "reject", "always"):
-            return on_main and mode == "pending"
-        if action in ("approve_edit",):
-            return on_main and mode == "edit"
-        if action == "cancel_input":
-            return mode in ("edit", "reject")
-        if action == "submit_now":
-            return self.trace.active and self.research is not None and self.research.engine is not None
-        if action in ("step_prev", "step_next"):
-            return on_main and bool(self.trace.steps)
-        if action in ("copy_answer", "save_answer"):
-            return self.trace.answer is not None
-        if action in ("change_model", "new_question"):
-            return not self.trace.active and self.main is not None
-        if action == "inspect":
-            return self.trace.last_prompt is not None and not isinstance(self.screen, _inspector_cls())
-        if action == "sessions":
-            return importlib.util.find_spec("tui_agent.screens.sessions") is not None
-        return True
-
-    def _enabled(self, action: str) -> bool:
-        return bool(self.check_action(action, ()))
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        for title, help_text, action in PALETTE:
-            if self._enabled(action):
-                yield SystemCommand(title, help_text, partial(self.run_action, action))
-        yield from super().get_system_commands(screen)
-
-    # -- actions: approvals ------------------------------------------------------------------------
-    def _typing(self) -> bool:
-        return isinstance(self.focused, (Input, TextArea))
-
-    def _decide(self, decision: Any) -> None:
-        req = self.pending
-        if req is None:
-            return
-        self.pending = None
-        resolve(req.future, decision)
-        self.trace.approval_done()
-        self.main.clear_pending()
-        self.set_focus(None)
-        self.refresh_bindings()
-
-    def action_approve(self) -> None:
-        if self.pending is not None:
-            self._decide(_approve(self.pending.arguments))
-
-    def action_always(self) -> None:
-        if self.pending is not None:
-            self._decide(_approve(self.pending.arguments, always=True))
-
-    def action_edit(self) -> None:
-        if self.pending is None:
-            return
-        self.main.action.set_mode("edit")
-        self.main.editor.start(self.pending.tool, self.pending.schema, self.pending.arguments)
-        self.refresh_bindings()
-
-    def action_approve_edit(self) -> None:
-        if self.pending is None:
-            return
-        args, error = self.main.editor.parsed()
-        if error:
-            self.bell()
-            self.main.editor._validate()
-            return
-        self._decide(_approve(args, edited=args != self.pending.arguments))
-
-    def action_reject(self) -> None:
-        if self.pending is None:
-            return
-        self.main.action.set_mode("reject")
-        box = self.main.query_one("#reject-reason", Input)
-        box.value = ""
-        box.focus()
-        self.refresh_bindings()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "reject-reason":
-            event.stop()
-            from .approval import Reject
-
-            self._decide(Reject(event.value.strip() or "rejected by the user"))
-
-    def action_cancel_input(self) -> None:
-        if self._mode() in ("edit", "reject"):
-            self.main.action.set_mode("pending" if self.pending is not None else "none")
-            self.set_focus(None)
-            self.refresh_bindings()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        actions = {"approve": "approve", "edit": "edit", "reject": "reject", "always": "always",
-                   "approve-edit": "approve_edit", "cancel-edit": "cancel_input", "submit": "submit_now"}
-        action = actions.get(event.button.id or "")
-        if action:
-            event.stop()
-            self.call_later(self.run_action, action)
-
-    # -- actions: control --------------------------------------------------------------------------
-    def action_toggle_auto(self) -> None:
-        self.auto = not self.auto
-        if self.approver is not None:
-            self.approver.auto = self.auto
-        self.notify("Auto mode on: every tool call is approved." if self.auto else "Auto mode off: each call is asked.")
-        if self.auto and self.pending is not None:
-            self._decide(_approve(self.pending.arguments, auto=True))
-        self.main.update_header(auto=self.auto)
-
-    def action_submit_now(self) -> None:
-        if not self._enabled("submit_now"):
-            return
-        from .approval import SubmitNow
-
-        if self.pending is not None:
-            self._decide(SubmitNow())
-        self.research.request_submit()
-        self.notify("Submit now: the model answers from the evidence so far.", title="Submit now")
-
-    def action_toggle_breakpoint(self) -> None:
-        self.breakpoint = not self.breakpoint
-        self.notify("Breakpoint on: pausing before every model call." if self.breakpoint else "Breakpoint off.")
-        self.main.update_header(breakpoint=self.breakpoint)
-
-    def action_inspect(self) -> None:
-        started = self.trace.last_prompt
-        if started is None:
-            self.notify("No model call yet.")
-            return
-        from .screens.inspector import InspectorScreen
-
-        self.push_screen(InspectorScreen(started.messages, started.message_tokens, total=started.prompt_tokens,
-                                         threshold=started.threshold, window=started.context_window,
-                                         step=started.step, paused=False, purpose=started.purpose))
-
-    def action_step_prev(self) -> None:
-        if self._typing() or self.screen is not self.main:
-            raise SkipAction()
-        self.main.move(-1)
-
-    def action_step_next(self) -> None:
-        if self._typing() or self.screen is not self.main:
-            raise SkipAction()
-        self.main.move(+1)
-
-    def on_step_list_step_chosen(self, message: Any) -> None:
-        self.main.go_to(message.step)
-
-    # -- actions: the answer ----------------------------------------------------------------------
-    def _answer_document(self) -> str:
-        from .answer_file import answer_document
-
-        t = self.trace
-        return answer_document(t.question, t.answer.text if t.answer else "", t.sources, session_id=t.session_id,
-                               model=t.model, termination=t.ended.termination if t.ended else None)
-
-    def action_copy_answer(self) -> None:
-        if self.trace.answer is None:
-            return
-        from .trace_model import answer_markdown
-
-        self.copy_to_clipboard(answer_markdown(self.trace.answer.text, self.trace.sources))
-        self.notify("The answer and its sources are on the clipboard.", title="Copied")
-
-    def action_save_answer(self) -> None:
-        if self.trace.answer is None:
-            return
-        from .answer_file import save_answer
-
-        try:
-            path = save_answer(self._answer_document(), self.trace.session_id, self.settings.resolved_data_dir())
-        except OSError as exc:
-            self.notify(f"Could not save the answer: {exc}", severity="error")
-            return
-        self.notify(str(path), title="Answer saved")
-
-    # -- actions: new runs, screens, quitting ------------------------------------------------------
-    def action_change_model(self) -> None:
-        if self.trace.active:
-            return
-        from .screens.setup import ModelScreen
-
-        ended = self.trace.ended
-        note = (f"The last run ended with {ended.termination}. " if ended else "") + \
-            "The question runs again as a new session."
-        self.push_screen(ModelScreen(self.settings.model or "", self.settings.api_base, note), self._model_changed)
-
-    def _model_changed(self, choice: Any) -> None:
-        if choice is None:
-            return
-        self._apply_model_choice(choice)
-        if self.question:
-            self.start_run(self.question, self.settings)
-        else:
-            self._ask_question()
-
-    def action_new_question(self) -> None:
-        if self.trace.active:
-            return
-        if not self.settings.model:
-            self.action_change_model()
-            return
-        self._ask_question()
-
-    def action_help(self) -> None:
-        from .screens.help import HelpScreen
-
-        self.push_screen(HelpScreen())
-
-    def action_sessions(self) -> None:
-        """Hook for the sessions browser (``tui_agent.screens.sessions.SessionsScreen``)."""
-        if importlib.util.find_spec("tui_agent.screens.sessions") is None:
-            self.notify("The sessions browser is not available yet: use tui-agent sessions list.")
-            return
-        from .screens.sessions import SessionsScreen  # type: ignore[import-not-found]
-
-        self.push_screen(SessionsScreen())
-
-    async def action_quit(self) -> None:
-        if not self.trace.active:
-            self.exit(self._exit_code(), return_code=self._exit_code())
-            return
-        from .screens.confirm import ConfirmScreen
-
-        sid = self.trace.session_id
-        self.push_screen(ConfirmScreen(
-            "Quit while the run is active?",
-            f"The run stops now. Session {sid} stays in the store; continue it later with\n"
-            f"  tui-agent --resume {sid}", "Quit", "Stay"), self._quit_confirmed)
-
-    async def _quit_confirmed(self, yes: bool | None) -> None:
-        if not yes:
-            return
-        if self.pending is not None:
-            self.pending = None
-        for worker in list(self.workers):
-            if worker.group == "run":
-                worker.cancel()
-                try:
-                    await asyncio.wait_for(worker.wait(), 2.0)
-                except Exception:  # noqa: BLE001 - cancelled or timed out: we are leaving anyway
-                    pass
-        self.exit(self._exit_code(), return_code=self._exit_code())
-
-    def _exit_code(self) -> int:
-        return EXIT_OK if self.last_result and self.last_result.get("answer") is not None else EXIT_NO_ANSWER
-
-
-def _approve(arguments: Any, **kw: Any) -> Any:
-    from .approval import Approve
-
-    return Approve(arguments, **kw)
-
-
 def _notice(text: str, level: str) -> Any:
     from .events import Notice
 
     return Notice(text=text, level=level)
-
-
-def _inspector_cls() -> type:
-    from .screens.inspector import InspectorScreen
-
-    return InspectorScreen
 
 
 def run_app(settings: Settings, question: str | None, resume: str | None = None) -> int:

@@ -15,7 +15,10 @@ from typing import Any, Callable
 
 from textual.message import Message
 
-from .events import Event, ModelDelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .events import Event
 
 # How often buffered stream text is handed to the UI (seconds).
 STREAM_FLUSH_S = 0.05
@@ -101,7 +104,7 @@ class EventBridge:
         self._key: tuple[int, bool] | None = None
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, ModelDelta):
+        if event.type == "model_delta":
             key = (event.step, event.reasoning)
             with self._lock:
                 if self._key is not None and key != self._key:

@@ -12,10 +12,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import (
-    ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted,
-    Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded, ToolProgress,
-)
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only annotations: the events module stays off the way to the first frame
+    from .events import (
+        ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted,
+        Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded, ToolProgress,
+    )
 
 # Run states shown in the header.
 IDLE, STARTING, RUNNING, AWAITING, PAUSED, ANSWERING, ENDED = (

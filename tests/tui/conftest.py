@@ -75,3 +75,9 @@ async def wait_ended(pilot: Any, app: ResearchApp) -> None:
 
 def user_contents(request: dict) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+def inspector_open(app: Any) -> bool:
+    from tui_agent.screens.inspector import InspectorScreen
+
+    return isinstance(app.screen, InspectorScreen) and app.screen.loaded

@@ -8,7 +8,9 @@ from textual.widgets import Input, TextArea
 
 from tests.helpers import call
 from tests.servers import Fault, Reply
-from tests.tui.conftest import SESSION_ID, make_app, user_contents, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import (
+    SESSION_ID, inspector_open, make_app, wait_ended, wait_pending, wait_until,
+)
 from tui_agent.screens.confirm import ConfirmScreen
 from tui_agent.screens.inspector import InspectorScreen
 from tui_agent.screens.setup import ModelScreen
@@ -59,7 +61,7 @@ async def test_breakpoint_edit_of_the_system_prompt_is_what_the_server_receives(
     chat_server.script(call("lookup", topic="a"), ANSWER)
     app, tool = make_app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="the breakpoint")
+        await wait_until(pilot, lambda: inspector_open(app), what="the breakpoint")
         inspector = app.screen
         assert inspector.paused and app.main.header.state == "paused" and not chat_server.requests
         assert 0 in inspector.editable and len(inspector.messages) - 1 in inspector.editable
@@ -89,11 +91,11 @@ async def test_one_step_then_pause_again(chat_server, tmp_path):
     app, tool = make_app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
     pauses = 0
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await wait_until(pilot, lambda: inspector_open(app))
         pauses += 1
         await pilot.press("b")  # off: only `n` pauses now
         await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen) and len(chat_server.requests) == 1,
+        await wait_until(pilot, lambda: inspector_open(app) and len(chat_server.requests) == 1,
                          what="the pause after one step")
         pauses += 1
         assert app.screen.step == 2
@@ -121,17 +123,17 @@ async def test_inspector_is_read_only_while_running(chat_server, tmp_path):
 
 async def test_submit_now_at_a_breakpoint(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="a"), "<answer>at once</answer>")
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True, breakpoint=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: len(app.trace.calls) == 1 and app.trace.calls["c1"].observation)
-        await pilot.press("b")
-        await wait_ended(pilot, app) if False else None
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen) or app.trace.ended is not None)
-        if app.trace.ended is None:  # paused before step 2
-            await pilot.press("s")
-            await wait_ended(pilot, app)
-            assert app.trace.ended.termination == "user_submit"
-            assert app.screen is app.main
+        await wait_until(pilot, lambda: inspector_open(app))
+        await pilot.press("c")
+        await wait_until(pilot, lambda: inspector_open(app) and len(chat_server.requests) == 1,
+                         what="the pause before step 2")
+        await pilot.press("s")
+        await wait_ended(pilot, app)
+        assert app.trace.ended.termination == "user_submit"
+        assert app.screen is app.main
+        assert len(chat_server.requests) == 2 and "Notes on a" in chat_server.requests[1]["messages"][-1]["content"]
 
 
 async def test_model_error_then_retry_with_another_model_is_a_new_session(chat_server, tmp_path):
@@ -226,3 +228,41 @@ async def test_every_action_is_in_the_command_palette(chat_server, tmp_path):
         titles = {c.title for c in app.get_system_commands(app.screen)}
         assert {"Copy answer", "Save answer as Markdown", "Change model and run again", "New question"} <= titles
         assert "Approve tool call" not in titles
+
+
+async def test_a_quit_session_is_resumed_from_the_command_line_and_the_browser_hook(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("q", "y")
+        await wait_until(pilot, lambda: not app.is_running, what="the app to exit")
+    assert Store(tmp_path / "data").get_session(SESSION_ID).termination == "cancelled"
+
+    from tests.helpers import NoteTool, settings_for
+    from tui_agent.app import ResearchApp
+    from tui_agent.tools.base import ToolRegistry
+
+    settings = settings_for(chat_server, data_dir=str(tmp_path / "data"))
+    app2 = ResearchApp(settings, None, resume=SESSION_ID, tools=ToolRegistry([tool]), store=Store(tmp_path / "data"))
+    async with app2.run_test(size=(120, 40)) as pilot:
+        assert app2.main.header.session_id == SESSION_ID
+        await wait_pending(pilot, app2)  # the interrupted call is asked again
+        assert "What is the answer to life?" in str(app2.main.query_one("#question").render())
+        await pilot.press("a")
+        await wait_ended(pilot, app2)
+        assert app2.trace.ended.termination == "answer" and tool.runs == [{"topic": "a"}]
+        assert app2.trace.session_id == SESSION_ID
+
+
+async def test_the_sessions_browser_opens_from_the_app_with_its_store(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        assert "Sessions" in {c.title for c in app.get_system_commands(app.screen)}
+        await app.run_action("sessions")
+        await pilot.pause()
+        from tui_agent.screens.sessions import SessionsScreen
+
+        assert isinstance(app.screen, SessionsScreen) and app.screen.store is app.store

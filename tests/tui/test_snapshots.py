@@ -11,8 +11,7 @@ import pytest
 
 from tests.helpers import call
 from tests.servers import Fault
-from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
-from tui_agent.screens.inspector import InspectorScreen
+from tests.tui.conftest import inspector_open, make_app, wait_ended, wait_pending, wait_until
 
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((100, 30), id="100x30")]
 THOUGHT_1 = "<think>The question is about notes; the lookup tool has them. I will look up 'life'.</think>"
@@ -64,9 +63,9 @@ def test_paused_in_the_inspector(snap_compare, chat_server, tmp_path, fixed_date
     app = _app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
 
     async def run_before(pilot):
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen))
+        await wait_until(pilot, lambda: inspector_open(app))
         await pilot.press("c")
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen) and len(chat_server.requests) == 1)
+        await wait_until(pilot, lambda: inspector_open(app) and len(chat_server.requests) == 1)
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

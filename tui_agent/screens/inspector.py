@@ -64,6 +64,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
         self.editable = editable_indexes(self.messages) if paused else set()
         self.edits: dict[int, str] = {}
         self.current = 0
+        self.loaded = False  # set once the table and the first message are shown
 
     def compose(self) -> ComposeResult:
         if self.paused:
@@ -107,6 +108,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
             role = Content.styled(m.get("role", "") + mark, "bold $warning" if i == worst else "")
             table.add_row(str(i), role, f"{self.tokens[i]:,}", _preview(m.get("content", "")), key=str(i))
         self._show(0)
+        self.loaded = True
 
     def _show(self, index: int) -> None:
         self.current = index

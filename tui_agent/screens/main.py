@@ -3,7 +3,9 @@ the list of calls. It renders what the app's ``Trace`` holds; it never talks to 
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -12,11 +14,13 @@ from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer
 
 from ..trace_model import ANSWER, CALL, THOUGHT, CallRecord, StepRecord, Trace, answer_markdown
-from ..widgets.approval_bar import ActionPane, ArgumentEditor
 from ..widgets.header import QuestionBar, StatusHeader
-from ..widgets.step_list import StepList
 from ..widgets.token_gauge import GaugeFigures, TokenGauge
 from ..widgets.trace_panes import MarkdownPane, StreamingText
+
+if TYPE_CHECKING:
+    from ..widgets.approval_bar import ActionPane, ArgumentEditor
+    from ..widgets.step_list import StepList
 
 # How often a streamed answer re-renders its Markdown while it arrives (seconds).
 ANSWER_STREAM_RENDER_S = 0.25
@@ -53,25 +57,44 @@ class MainScreen(Screen):
             if self._gauge is not None:
                 gauge.figures = self._gauge
             yield gauge
-            yield Button("Submit now s", id="submit", variant="warning", compact=True, disabled=True)
         with Horizontal(id="body"):
             with Vertical(id="left"):
                 yield StreamingText(id="thought", placeholder="The model's thinking appears here as it streams.")
-                with ContentSwitcher(id="lower", initial="observation"):
-                    yield MarkdownPane("*No observation yet.*", id="observation")
-                    yield MarkdownPane("", id="answer")
-            with Vertical(id="right"):
-                yield ActionPane(id="action")
-                yield StepList(id="steps")
-        yield Footer(compact=True)
+                yield ContentSwitcher(id="lower")
+            yield Vertical(id="right")
 
     def on_mount(self) -> None:
+        self.ready = asyncio.Event()
+        self.first_frame_at: float | None = None
         self.query_one("#thought").border_title = "Thought"
+        # The first frame shows the header, the question and the gauge at once; the heavier
+        # panes (Markdown, the list of calls, the action pane) are mounted right after it.
+        self.call_after_refresh(self._painted)
+        self.call_after_refresh(self._mount_panes)
+
+    def _painted(self) -> None:
+        self.first_frame_at = time.perf_counter()
+
+    async def _mount_panes(self) -> None:
+        from ..widgets.approval_bar import ActionPane
+        from ..widgets.step_list import StepList
+
+        lower = self.query_one("#lower", ContentSwitcher)
+        answer = MarkdownPane("", id="answer")
+        answer.display = False  # ContentSwitcher hides only children it had when mounted
+        await lower.mount(MarkdownPane("*No observation yet.*", id="observation"), answer)
+        lower.current = "observation"
+        await self.query_one("#right").mount(ActionPane(id="action"), StepList(id="steps"))
+        await self.query_one("#meters").mount(
+            Button("Submit now s", id="submit", variant="warning", compact=True, disabled=not self.trace.active))
+        await self.mount(Footer(compact=True))
         self.query_one("#observation").border_title = "Observation"
         self.query_one("#answer").border_title = "Answer"
         self.query_one("#action").border_title = "Action"
         self.query_one("#steps").border_title = "Calls"
-        self.query_one(ActionPane).show(Content.styled("No tool call yet.", "$text-muted italic"))
+        self.action.show(Content.styled("No tool call yet.", "$text-muted italic"))
+        self.ready.set()
+        self.app.panes_ready()  # type: ignore[attr-defined]
 
     # -- widgets --------------------------------------------------------------------------------
     @property
@@ -83,16 +106,16 @@ class MainScreen(Screen):
         return self.query_one("#thought", StreamingText)
 
     @property
-    def action(self) -> ActionPane:
-        return self.query_one(ActionPane)
+    def action(self) -> "ActionPane":
+        return self.query_one("#action")  # type: ignore[return-value]
 
     @property
-    def editor(self) -> ArgumentEditor:
-        return self.query_one(ArgumentEditor)
+    def editor(self) -> "ArgumentEditor":
+        return self.query_one("#arg-editor")  # type: ignore[return-value]
 
     @property
-    def steps(self) -> StepList:
-        return self.query_one(StepList)
+    def steps(self) -> "StepList":
+        return self.query_one("#steps")  # type: ignore[return-value]
 
     # -- a new run ----------------------------------------------------------------------------
     def reset(self, trace: Trace) -> None:
@@ -126,7 +149,8 @@ class MainScreen(Screen):
             h.auto = auto
         if breakpoint is not None:
             h.breakpoint = breakpoint
-        self.query_one("#submit", Button).disabled = not self.trace.active
+        for button in self.query("#submit"):
+            button.disabled = not self.trace.active
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         self.query_one(TokenGauge).set_figures(figures)
@@ -188,6 +212,9 @@ class MainScreen(Screen):
                 self._show_action(e.step)
                 if kind == "observation" or kind == "action_proposed":
                     self._show_observation(self._observation_step())
+        elif kind == "retry":
+            if self.view_step is None and e.step == self._shown_thought_step:
+                self._show_thought(e.step)  # the retried call streams again from the start
         elif kind == "correction":
             if self.view_step is None:
                 self._show_observation(self._observation_step())

@@ -9,7 +9,7 @@ from typing import Any
 
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Input, Static, TextArea
+from textual.widgets import Button, Static
 
 
 class _SchemaTool:
@@ -63,6 +63,8 @@ class ArgumentEditor(Vertical):
         self.error: str | None = None
 
     def compose(self):
+        from textual.widgets import TextArea
+
         yield TextArea("", id="args-text", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         yield Static("", id="args-error")
         with Horizontal():
@@ -71,14 +73,14 @@ class ArgumentEditor(Vertical):
 
     def start(self, tool: str, schema: dict[str, Any], arguments: Any) -> None:
         self.tool, self.schema = tool, schema
-        area = self.query_one(TextArea)
+        area = self.query_one("#args-text")
         area.text = json.dumps(arguments, indent=2, ensure_ascii=False)
         self._validate()
         area.focus()
 
     @property
     def text(self) -> str:
-        return self.query_one(TextArea).text
+        return self.query_one("#args-text").text
 
     def parsed(self) -> tuple[Any, str | None]:
         return check_arguments(self.text, self.tool, self.schema)
@@ -88,13 +90,14 @@ class ArgumentEditor(Vertical):
         self.query_one("#args-error", Static).update(self.error or "")
         self.query_one("#approve-edit", Button).disabled = self.error is not None
 
-    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+    def on_text_area_changed(self, event) -> None:
         event.stop()
         self._validate()
 
 
 class ActionPane(Vertical):
-    """Pending (or selected) call above its approval bar, editor and reason input."""
+    """Pending (or selected) call above its approval bar; the JSON editor and the reject reason
+    input are mounted the first time they are needed."""
 
     DEFAULT_CSS = """
     ActionPane { height: auto; max-height: 70%; }
@@ -106,18 +109,33 @@ class ActionPane(Vertical):
         with VerticalScroll(id="call-scroll"):
             yield Static("", id="call-view")
         yield ApprovalBar(id="approval-bar")
-        yield ArgumentEditor(id="arg-editor")
-        yield Input(placeholder="Reason for rejecting (the model reads it) · Enter sends · Esc cancels",
-                    id="reject-reason", compact=True)
 
     def on_mount(self) -> None:
         self.set_mode("none")
 
+    async def ensure(self, part: str) -> None:
+        """Mount the editor ("edit") or the reason input ("reject") if not there yet."""
+        if part == "edit" and not self.query("#arg-editor"):
+            await self.mount(ArgumentEditor(id="arg-editor"))
+        elif part == "reject" and not self.query("#reject-reason"):
+            from textual.widgets import Input
+
+            await self.mount(Input(placeholder="Reason for rejecting (the model reads it) · Enter sends · Esc cancels",
+                                   id="reject-reason", compact=True))
+
+    def mode(self) -> str:
+        for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-reason")):
+            found = self.query(selector)
+            if found and found.first().display:
+                return part
+        return "pending" if self.query_one(ApprovalBar).display else "none"
+
     def set_mode(self, mode: str) -> None:
         """none | pending | edit | reject"""
         self.query_one(ApprovalBar).display = mode == "pending"
-        self.query_one(ArgumentEditor).display = mode == "edit"
-        self.query_one("#reject-reason", Input).display = mode == "reject"
+        for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-reason")):
+            for widget in self.query(selector):
+                widget.display = mode == part
         self.set_class(mode != "none", "-pending")
 
     def show(self, content: Content | str) -> None:

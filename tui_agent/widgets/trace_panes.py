@@ -16,7 +16,6 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Markdown
 
 # Delay before a Markdown pane renders replaced content (seconds).
 MARKDOWN_DEBOUNCE_S = 0.03
@@ -191,6 +190,8 @@ class MarkdownPane(VerticalScroll):
         return self._text
 
     def compose(self):
+        from textual.widgets import Markdown
+
         yield Markdown(self._text)
 
     def set_markdown(self, text: str, *, top: bool = True) -> None:
@@ -203,6 +204,8 @@ class MarkdownPane(VerticalScroll):
 
     def _render_now(self, top: bool) -> None:
         self._timer = None
+        from textual.widgets import Markdown
+
         self.query_one(Markdown).update(self._text)
         if top:
             self.scroll_home(animate=False)
