@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .render import render, tidy
+from .render import remove_following, render, tidy
 
 # readability logs a full traceback (log.exception) when it gives up, and pypdf warns about
 # every odd object. With no handler anywhere, Python's last-resort handler would print those on
@@ -353,13 +353,7 @@ def cut_tree(root, max_chars: int | None) -> int | None:
     else:
         return None
     total = sum(len(t) for t in root.itertext())
-    node = el
-    while node is not None and node is not root:
-        parent = node.getparent()
-        for sibling in list(node.itersiblings()):
-            parent.remove(sibling)
-        node.tail = None
-        node = parent
+    remove_following(el, root)
     return total
 
 

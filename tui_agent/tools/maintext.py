@@ -81,7 +81,7 @@ from lxml.etree import tostring as _tostring
 
 # --- page segmentation --------------------------------------------------------------------------
 
-from .render import BLOCK as BLOCK_TAGS, SKIP as SKIP_TAGS, is_layout_table, skipped  # noqa: E402
+from .render import BLOCK as BLOCK_TAGS, SKIP as SKIP_TAGS, is_layout_table, remove_following, skipped  # noqa: E402
 
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 300
@@ -1077,13 +1077,7 @@ def _cut_after(el, root, whole: set) -> None:
         if _inside(el, table):
             el = table
             break
-    node = el
-    while node is not None and node is not root:
-        parent = node.getparent()
-        for sibling in list(node.itersiblings()):
-            parent.remove(sibling)
-        node.tail = None
-        node = parent
+    remove_following(el, root)
 
 
 def _in_pre(el) -> bool:

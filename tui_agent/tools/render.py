@@ -291,3 +291,14 @@ def is_layout_table(table) -> bool:
         for _ in cell.iterdescendants(*_LAYOUT_TAGS):
             return True
     return False
+
+
+def remove_following(el, root) -> None:
+    """Remove everything after ``el`` (in page order) under ``root``, tails included."""
+    node = el
+    while node is not None and node is not root:
+        parent = node.getparent()
+        for sibling in list(node.itersiblings()):
+            parent.remove(sibling)
+        node.tail = None
+        node = parent
