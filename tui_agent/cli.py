@@ -186,7 +186,7 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
                          "pass --yes to approve them all")
     settings = ensure_model(settings)
     run = Run(settings, question, store=store, approver=terminal_approver(settings.auto_approve),
-              listeners=[TracePrinter(sys.stderr)], **kwargs)
+              listeners=[TracePrinter(sys.stderr, live=sys.stderr.isatty())], **kwargs)
     try:
         result = asyncio.run(_with_interrupts(run))
     except (KeyboardInterrupt, asyncio.CancelledError):

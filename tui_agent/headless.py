@@ -11,7 +11,7 @@ from typing import Any, Callable, TextIO
 from .approval import Approve, ApprovalRequest, PolicyApprover, Reject, SubmitNow
 from .events import (
     ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded,
-    ModelCallStarted, Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded,
+    ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded,
     ToolProgress,
 )
 from .hygiene import strip_controls
@@ -32,9 +32,26 @@ def _args(arguments: Any) -> str:
 class TracePrinter:
     """Renders events as readable lines with step numbers and timestamps."""
 
-    def __init__(self, out: TextIO = sys.stderr) -> None:
+    def __init__(self, out: TextIO = sys.stderr, live: bool = False) -> None:
         self.out = out
+        self.live = live  # on a terminal: stream the model's text as it arrives
         self._ts = time.time()
+        self._streaming = False
+
+    def _delta(self, e: ModelDelta) -> None:
+        if e.purpose == "extract":
+            return
+        if not self._streaming:
+            self._streaming = True
+            self.out.write(f"[{time.strftime('%H:%M:%S', time.localtime(e.ts))}] step {e.step:>3} │ ")
+        self.out.write(clean(e.text).replace("\n", "\n" + " " * 20 + "│ "))
+        self.out.flush()
+
+    def _end_stream(self) -> bool:
+        was, self._streaming = self._streaming, False
+        if was:
+            self.out.write("\n")
+        return was
 
     def line(self, step: int, text: str) -> None:
         stamp = time.strftime("%H:%M:%S", time.localtime(self._ts))
@@ -47,6 +64,11 @@ class TracePrinter:
         self.out.flush()
 
     def __call__(self, e: Event) -> None:
+        if isinstance(e, ModelDelta):
+            if self.live:
+                self._delta(e)
+            return
+        streamed = self._end_stream()
         self._ts = e.ts  # the event's own time, so a stored session prints the same trace
         s = e.step
         if isinstance(e, RunStarted):
@@ -60,7 +82,7 @@ class TracePrinter:
             if e.cancelled:
                 self.line(s, "model call cancelled")
                 return
-            if e.thought:
+            if e.thought and not streamed:
                 thought = clean(e.thought)
                 if len(thought) > THOUGHT_PREVIEW_CHARS:
                     thought = thought[:THOUGHT_PREVIEW_CHARS] + " …"
