@@ -53,8 +53,11 @@ HELDOUT2_FAMILIES = ["news_amp", "newsletter_post", "repo_readme", "hn_thread", 
                      "press_release", "journal_abstract"]
 HELDOUT3_FAMILIES = ["reddit_thread", "elementor_page", "howto_steps", "mail_archive", "product_page", "report_html",
                      "hugo_blog", "live_sports"]
+HELDOUT4_FAMILIES = ["stackexchange_qa", "substack_post", "gov_notice", "science_blog", "docs_tabs", "shop_category",
+                     "podcast_notes"]
 SPLIT = {**{f: "dev" for f in DEV_FAMILIES}, **{f: "heldout" for f in HELDOUT_FAMILIES},
-         **{f: "heldout2" for f in HELDOUT2_FAMILIES}, **{f: "heldout3" for f in HELDOUT3_FAMILIES}}
+         **{f: "heldout2" for f in HELDOUT2_FAMILIES}, **{f: "heldout3" for f in HELDOUT3_FAMILIES},
+         **{f: "heldout4" for f in HELDOUT4_FAMILIES}}
 
 
 def esc(text: str) -> str:
@@ -1472,6 +1475,8 @@ def live_sports(b: Builder, v: int) -> tuple[str, str]:
     title = f"{home} {b.rng.randint(0, 4)}-{b.rng.randint(0, 4)} {away}: match report"
     summary = [pr.paragraph("news", 2, 4) for _ in range([2, 1, 3][v])]
     b.truth.extend(summary)
+    # (the two subheadings were missing from the true body until after the held-out-3 run)
+    b.truth.append("Key events")
     events = []
     for _ in range([10, 6, 14][v]):
         minute = b.rng.randint(1, 90)
@@ -1479,6 +1484,7 @@ def live_sports(b: Builder, v: int) -> tuple[str, str]:
         b.truth.append(f"{minute}' {text}")
         events.append(f"<li class='event'><span class='event__minute'>{minute}'</span><div class='event__text'>{b.inline(text, 0.05)}</div></li>")
     lineups = [[f"{home} {k}", f"{away} {k}"] for k in range(1, [6, 4, 8][v])]
+    b.truth.append("Line-ups")
     b.truth.append(f"{home} {away}")
     b.truth.extend(" ".join(r) for r in lineups)
     scores = "".join(f"<li><a href='#'>{esc(t1)} {b.rng.randint(0, 5)}-{b.rng.randint(0, 5)} {esc(t2)}</a></li>" for t1, t2 in [b.rng.sample(['A', 'B', 'C', 'D', 'E'], 2) for _ in range(6)])
@@ -1492,6 +1498,258 @@ def live_sports(b: Builder, v: int) -> tuple[str, str]:
     return page, title
 
 
+# ------------------------------------------------------------------------------------------------
+# held-out-4 families: written after the held-out-3 run and before the arbiter fix;
+# run through the extractors once, with the final extractor
+# ------------------------------------------------------------------------------------------------
+
+
+def stackexchange_qa(b: Builder, v: int) -> tuple[str, str]:
+    """A Stack Exchange question page: vote cells, the question (postcell), comments under each
+    post (not), the accepted answer and other answers (content), "Linked"/"Hot Network Questions"
+    in the sidebar. Body: the question and the answers (the corpus rule for Q&A)."""
+    pr = b.prose
+    title = pr.headline() + "?"
+
+    def post(kind: str, paras: list[str], code: bool, accepted: bool = False) -> str:
+        inner = []
+        for i, t in enumerate(paras):
+            inner.append(b.p(t, link_p=0.1))
+            if code and i == 0:
+                inner.append(b.pre(pr.code("python")))
+        comments = "".join(f"<li class='comment'><div class='comment-body'><span class='comment-copy'>{esc(pr.sentence('comment'))}</span> – <a class='comment-user' href='#'>{esc(pr.person())}</a> <span class='comment-date'>{b.date()}</span></div></li>" for _ in range(b.rng.randint(1, 3)))
+        acc = " accepted-answer" if accepted else ""
+        return (f"<div class='{kind}{acc}' id='{kind}-{b.rng.randint(1000, 99999)}'><div class='post-layout'><div class='votecell'><button>Up vote</button><div class='js-vote-count'>{b.rng.randint(-2, 400)}</div><button>Down vote</button>"
+                + ("<div class='js-accepted-answer-indicator' title='accepted'>✓</div>" if accepted else "")
+                + f"</div><div class='{'postcell' if kind == 'question' else 'answercell'} post-layout--right'><div class='s-prose js-post-body' itemprop='text'>{''.join(inner)}</div>"
+                + f"<div class='mt24'><div class='post-menu'><a href='#'>Share</a> <a href='#'>Improve this answer</a> <a href='#'>Follow</a></div><div class='post-signature'><div class='user-info'><a href='#'>{esc(pr.person())}</a> <span class='reputation-score'>{b.rng.randint(1, 99)},{b.rng.randint(100, 999)}</span></div></div></div>"
+                + f"<div class='comments js-comments-container'><ul class='comments-list'>{comments}</ul><a class='js-add-link comments-link' href='#'>Add a comment</a></div></div></div></div>")
+
+    q = post("question", [pr.paragraph("forum", 2, 4) for _ in range([2, 1, 3][v])], code=v != 1)
+    answers = []
+    for k in range([3, 1, 4][v]):
+        if k == 0:
+            answers.append(f"<h2 class='answers-header'>{[3, 1, 4][v]} Answer{'s' if v != 1 else ''}</h2><div class='sorting'>Sorted by: Highest score</div>")
+        answers.append(post("answer", [pr.paragraph("forum", 2, 4) for _ in range(b.rng.randint(1, 3))], code=k == 0 and v != 2, accepted=k == 0))
+    hot = "".join(f"<li><a href='#'>{esc(pr.headline())}?</a></li>" for _ in range(10))
+    page = (b.head(f"{title} - Stack Exchange", title, scripts=6) + "<body class='question-page'><header class='s-topbar'>" + b.menu(6) + "</header>"
+            + "<div class='container'><div id='left-sidebar' class='left-sidebar'><nav role='navigation'>" + b.menu(7) + "</nav></div>"
+            + f"<div id='content'><div id='question-header'><h1 itemprop='name'><a href='#' class='question-hyperlink'>{esc(title)}</a></h1></div>"
+            + f"<div class='d-flex'><div>Asked {b.date()}</div><div>Viewed {b.rng.randint(100, 90000)} times</div></div>"
+            + f"<div id='mainbar' role='main' aria-label='question and answers'>{q}<div id='answers'>{''.join(answers)}</div>"
+            + "<h2 class='bottom-notice'>Not the answer you're looking for? Browse other questions tagged or ask your own question.</h2></div>"
+            + f"<div id='sidebar'><div class='s-sidebarwidget'><h4>The Overflow Blog</h4>{b.menu(3)}</div><div id='hot-network-questions' class='module'><h4>Hot Network Questions</h4><ul>{hot}</ul></div></div></div></div>"
+            + b.fat_footer(2, "Stack Exchange") + "</body></html>")
+    return page, title
+
+
+def substack_post(b: Builder, v: int) -> tuple[str, str]:
+    """A Substack newsletter post: publication header, title and subtitle (subtitle is the
+    lead: content), post body in div.body.markup with a subscription widget and captioned image
+    in the middle, footnotes (not), like/comment/restack bar, comments and "Ready for more?"."""
+    pr = b.prose
+    title = pr.headline()
+    subtitle = pr.sentence("blog")
+    b.truth.append(subtitle)
+    parts = []
+    nfn = 0
+    for i in range([7, 4, 10][v]):
+        text = pr.paragraph("blog", 2, 5)
+        if i in (2, 5):
+            nfn += 1
+            b.truth.append(f"{text}{nfn}")
+            parts.append(f"<p>{b.inline(text, 0.1)}<a class='footnote-anchor' id='footnote-anchor-{nfn}' href='#footnote-{nfn}'>{nfn}</a></p>")
+        else:
+            parts.append(b.p(text, link_p=0.1))
+        if i == 1:
+            parts.append(f"<div class='subscription-widget-wrap'><div class='subscription-widget show-subscribe'><div class='preamble'><p>{esc(pr.sentence('promo'))}</p></div><form><input type='email' placeholder='Type your email…'><button>Subscribe</button></form></div></div>")
+        if i == 3:
+            parts.append(b.h(3, pr.heading(), cls="header-anchor-post"))
+            parts.append(f"<div class='captioned-image-container'><figure><img src='/i.jpg' alt=''><figcaption class='image-caption'>{esc(pr.sentence()[:80])}</figcaption></figure></div>")
+        if i == 4:
+            parts.append(b.quote(pr.sentence("blog")))
+    notes = "".join(f"<div class='footnote'><a class='footnote-number' href='#footnote-anchor-{k + 1}'>{k + 1}</a><div class='footnote-content'><p>{esc(pr.sentence('blog'))}</p></div></div>" for k in range(nfn))
+    page = (b.head(f"{title} - by {pr.person()}", title, scripts=5) + "<body><div id='entry'><div class='main-menu'><div class='topbar'><a class='navbar-title' href='/'>The Weekly Ledger</a><a class='button primary' href='#'>Subscribe</a><a href='#'>Sign in</a></div></div>"
+            + f"<div class='container'><div class='single-post'><article class='typography newsletter-post post'><div class='post-header'><h1 class='post-title published'>{esc(title)}</h1><h3 class='subtitle'>{esc(subtitle)}</h3>"
+            + f"<div class='post-meta'><a href='#'>{esc(pr.person())}</a><div class='pencraft'>{b.date()}</div></div>"
+            + f"<div class='post-ufi'><a class='like-button' href='#'>{b.rng.randint(5, 900)}</a><a class='post-ufi-comment-button' href='#'>{b.rng.randint(1, 99)}</a><a href='#'>Share</a></div></div>"
+            + f"<div class='available-content'><div dir='auto' class='body markup'>{''.join(parts)}<div class='footnote-list'>{notes}</div></div></div>"
+            + f"<div class='post-footer'><div class='subscribe-widget'><p>{esc(pr.sentence('promo'))}</p><button>Subscribe</button></div></div></article>"
+            + f"<div id='discussion' class='comments-page'><h4>Discussion about this post</h4>{b.comments([6, 3, 9][v], 1)}</div>"
+            + f"<div class='post-end-cta'><h3>Ready for more?</h3><button>Subscribe</button></div></div></div>"
+            + "<div class='footer-wrap'><p>© 2024 The Weekly Ledger · Privacy ∙ Terms ∙ Collection notice</p><a href='#'>Start Writing</a> <a href='#'>Get the app</a></div></div></body></html>")
+    return page, title
+
+
+def gov_notice(b: Builder, v: int) -> tuple[str, str]:
+    """A government notice (GOV.UK style): breadcrumbs, title, a summary lead, metadata
+    ("From", "Published"), a contents list (not), the notice body in govspeak with numbered
+    sections, a callout and a table; "Is this page useful?", related content, a heavy footer."""
+    pr = b.prose
+    title = f"{pr.short(2, 4).title()}: notice {b.rng.randint(1, 40)} of {b.rng.randint(2019, 2024)}"
+    lead = pr.sentence("news")
+    b.truth.append(lead)
+    heads = [pr.heading() for _ in range([4, 2, 6][v])]
+    body = []
+    for i, h in enumerate(heads):
+        body.append(b.h(2, f"{i + 1}. {h}"))
+        for k in range(b.rng.randint(1, 3)):
+            body.append(b.p(f"{i + 1}.{k + 1} {pr.paragraph('news', 2, 4)}", link_p=0.05))
+        if i == 0:
+            t = pr.sentence("news")
+            b.truth.append(t)
+            body.append(f"<div class='call-to-action'><p>{esc(t)}</p></div>")
+        if i == 1:
+            body.append(b.table(["Category", "Fee", "Deadline"], [[pr.short(1, 3), f"£{b.rng.randint(10, 900)}", b.date()] for _ in range(3)]))
+    toc = "<nav class='gem-c-contents-list' aria-label='Contents'><h2 class='gem-c-contents-list__title'>Contents</h2><ol>" + "".join(f"<li><a href='#'>{i + 1}. {esc(h)}</a></li>" for i, h in enumerate(heads)) + "</ol></nav>"
+    related = "<div class='gem-c-related-navigation'><h2>Related content</h2><ul>" + "".join(f"<li><a href='#'>{esc(pr.headline())}</a></li>" for _ in range(5)) + "</ul><h3>Explore the topic</h3>" + b.menu(3) + "</div>"
+    page = (b.head(f"{title} - GOV.UK", title, scripts=2) + "<body class='govuk-template__body'>" + b.cookie_banner(2)
+            + "<header class='govuk-header' role='banner'><a href='/' class='govuk-header__logotype'>GOV.UK</a>" + b.menu(4) + "</header>"
+            + "<div class='govuk-width-container'><div class='govuk-breadcrumbs'><ol>" + "".join(f"<li><a href='#'>{esc(pr.short(1, 2))}</a></li>" for _ in range(4)) + "</ol></div>"
+            + "<main class='govuk-main-wrapper' id='main-content' role='main'><div class='govuk-grid-row'><div class='govuk-grid-column-two-thirds'>"
+            + f"<span class='govuk-caption-xl'>Notice</span><h1 class='gem-c-title__text govuk-heading-l'>{esc(title)}</h1><p class='gem-c-lead-paragraph'>{esc(lead)}</p></div></div>"
+            + f"<div class='gem-c-metadata'><dl><dt>From:</dt><dd><a href='#'>{esc(pr.pick('org'))}</a></dd><dt>Published</dt><dd>{b.date()}</dd></dl></div>"
+            + f"<div class='govuk-grid-row'><div class='govuk-grid-column-two-thirds'>{toc}<div class='govspeak'>{''.join(body)}</div>"
+            + "<div class='gem-c-print-link'><button>Print this page</button></div></div>"
+            + f"<div class='govuk-grid-column-one-third'>{related}</div></div>"
+            + "<div class='gem-c-feedback'><h2>Is this page useful?</h2><button>Yes</button><button>No</button><a href='#'>Report a problem with this page</a></div></main></div>"
+            + "<footer class='govuk-footer' role='contentinfo'>" + b.fat_footer(2, "GOV.UK") + "</footer></body></html>")
+    return page, title
+
+
+def science_blog(b: Builder, v: int) -> tuple[str, str]:
+    """A science blog post: figures with long captions (not), inline footnote markers and a
+    footnotes section (not), an equation block and a references list (not), author box."""
+    pr = b.prose
+    title = pr.headline()
+    parts = []
+    fn = 0
+    for i in range([8, 5, 11][v]):
+        text = pr.paragraph("news", 2, 5)
+        if i % 3 == 1:
+            fn += 1
+            b.truth.append(f"{text}[{fn}]")
+            parts.append(f"<p>{b.inline(text, 0.1)}<sup class='footnote-ref'><a href='#fn{fn}' id='fnref{fn}'>[{fn}]</a></sup></p>")
+        else:
+            parts.append(b.p(text, link_p=0.1))
+        if i == 1:
+            parts.append(f"<figure class='figure'><img src='/fig{i}.png' alt='Figure'><figcaption><strong>Figure 1.</strong> {esc(pr.paragraph('news', 2, 3))}</figcaption></figure>")
+        if i == 2:
+            parts.append(b.h(2, pr.heading()))
+            eq = f"E = {b.rng.randint(2, 9)} k T ln(N / N0)"
+            b.truth.append(eq)
+            parts.append(f"<div class='math display'>{esc(eq)}</div>")
+        if i == 4:
+            parts.append(f"<figure class='figure'><img src='/fig{i}.png' alt='Figure'><figcaption><strong>Figure 2.</strong> {esc(pr.paragraph('news', 1, 2))}</figcaption></figure>")
+            parts.append(b.h(2, pr.heading()))
+    notes = "<section class='footnotes' role='doc-endnotes'><hr><ol>" + "".join(f"<li id='fn{k + 1}'><p>{esc(pr.sentence('blog'))} <a href='#fnref{k + 1}' class='footnote-back'>↩︎</a></p></li>" for k in range(fn)) + "</ol></section>"
+    refs = "<h2>References</h2><ol class='references'>" + "".join(f"<li>{esc(pr.person())} et al. ({b.rng.randint(1990, 2023)}). {esc(pr.headline())}. <i>J. {esc(pr.short(1, 2).title())}</i> {b.rng.randint(1, 99)}:{b.rng.randint(1, 999)}.</li>" for _ in range(6)) + "</ol>"
+    page = (b.head(f"{title} | Field Notes in Physics", title, scripts=3) + "<body>" + b.site_header("Field Notes", 6)
+            + f"<div class='page'><main class='content'><article class='post h-entry'><header class='post-header'><h1 class='post-title p-name'>{esc(title)}</h1><p class='post-meta'><time>{b.date()}</time> • {esc(pr.person())}</p></header>"
+            + f"<div class='post-content e-content'>{''.join(parts)}{notes}{refs}</div>"
+            + f"<div class='author-box'><p>{esc(pr.person())} is {pr.pick('role')}. {esc(pr.sentence('blog'))}</p></div></article></main>"
+            + f"<aside class='sidebar'><h3>Recent posts</h3>{b.menu(6)}<h3>Archive</h3>{b.menu(8)}</aside></div>"
+            + b.fat_footer(2, "Field Notes") + "</body></html>")
+    return page, title
+
+
+def docs_tabs(b: Builder, v: int) -> tuple[str, str]:
+    """A documentation page (Docusaurus style): sidebar tree, admonitions (note/warning:
+    content), code tabs (only the selected tab is visible: content; the hidden tabs are not),
+    "Edit this page", previous/next, table of contents on the right."""
+    pr = b.prose
+    title = pr.short(2, 4).title()
+    parts = []
+    for i in range([6, 4, 8][v]):
+        if i % 2 == 0 and i:
+            parts.append(b.h(2, pr.heading(), anchor=True))
+        parts.append(b.p(pr.tech_paragraph(2, 4), link_p=0.1))
+        if i == 1:
+            kind = b.rng.choice(["note", "warning", "tip"])
+            t = pr.tech_sentence()
+            b.truth.append(kind)
+            b.truth.append(t)
+            parts.append(f"<div class='theme-admonition theme-admonition-{kind} admonition_xJq3 alert alert--info'><div class='admonitionHeading_Gvgb'><span class='admonitionIcon_Rf37'><svg></svg></span>{kind}</div><div class='admonitionContent_BuS1'><p>{esc(t)}</p></div></div>")
+        if i == 2:
+            langs = ["npm", "yarn", "pnpm"]
+            codes = [f"{l} {'install' if l != 'yarn' else 'add'} @acme/{b.slug(pr.short(1, 2))}" for l in langs]
+            b.truth.append(codes[0])
+            tabs = "<ul role='tablist' class='tabs'>" + "".join(f"<li role='tab' class='tabs__item{' tabs__item--active' if k == 0 else ''}' aria-selected='{'true' if k == 0 else 'false'}'>{l}</li>" for k, l in enumerate(langs)) + "</ul>"
+            panels = "".join(f"<div role='tabpanel' class='tabItem_Ymn6'{'' if k == 0 else ' hidden'}><div class='codeBlockContainer'><pre class='prism-code'><code>{esc(c)}</code></pre><button class='clean-btn'>Copy</button></div></div>" for k, c in enumerate(codes))
+            parts.append(f"<div class='tabs-container tabList__CuJ'>{tabs}<div class='margin-top--md'>{panels}</div></div>")
+        if i == 3:
+            parts.append(b.pre(pr.code("python")))
+    toc = "<div class='col col--3'><div class='tableOfContents_bqdL thin-scrollbar'><ul class='table-of-contents'>" + "".join(f"<li><a class='table-of-contents__link' href='#'>{esc(pr.heading())}</a></li>" for _ in range(4)) + "</ul></div></div>"
+    page = (b.head(f"{title} | Acme Docs", title, scripts=6) + "<body class='navigation-with-keyboard'><div id='__docusaurus'><nav class='navbar navbar--fixed-top'>" + b.menu(5) + "</nav>"
+            + "<div class='main-wrapper docsWrapper_hBAB'><div class='docRoot_UBD9'><aside class='theme-doc-sidebar-container'><nav class='menu thin-scrollbar'>" + b.menu(14, nested=4) + "</nav></aside>"
+            + "<main class='docMainContainer_TBSr'><div class='container padding-top--md'><div class='row'><div class='col docItemCol_VOVn'>"
+            + "<nav class='theme-doc-breadcrumbs' aria-label='Breadcrumbs'>" + b.menu(3) + "</nav>"
+            + f"<article><div class='theme-doc-markdown markdown'><header><h1>{esc(title)}</h1></header>{''.join(parts)}</div></article>"
+            + "<div class='theme-doc-footer docusaurus-mt-lg'><a href='#' class='theme-edit-this-page'>Edit this page</a><span class='theme-last-updated'>Last updated on " + b.date() + "</span></div>"
+            + f"<nav class='pagination-nav docusaurus-mt-lg' aria-label='Docs pages'><a class='pagination-nav__link' href='#'><div class='pagination-nav__sublabel'>Previous</div><div class='pagination-nav__label'>{esc(pr.short(2, 3))}</div></a><a class='pagination-nav__link' href='#'><div class='pagination-nav__sublabel'>Next</div><div class='pagination-nav__label'>{esc(pr.short(2, 3))}</div></a></nav></div>"
+            + toc + "</div></div></main></div></div><footer class='footer footer--dark'>" + b.menu(9) + "<div class='footer__copyright'>Copyright © 2024 Acme, Inc. Built with Docusaurus.</div></footer></div></body></html>")
+    return page, title
+
+
+def shop_category(b: Builder, v: int) -> tuple[str, str]:
+    """An e-commerce category page: an editorial intro above the product grid (content), a
+    faceted filter sidebar, product cards with names/prices/ratings (not), a buying guide below
+    the grid (content), "Recently viewed" and a newsletter box."""
+    pr = b.prose
+    thing = b.rng.choice(["Walking Boots", "Desk Lamps", "Rain Jackets", "Coffee Grinders"])
+    title = f"{thing}"
+    intro = [pr.paragraph("blog", 2, 3) for _ in range([1, 1, 2][v])]
+    b.truth.extend(intro)
+    cards = "".join(f"<li class='product-grid__item'><div class='product-card'><a href='#'><img src='/p{k}.jpg' alt=''><h3 class='product-card__title'>{esc(pr.short(2, 4).title())} {esc(thing[:-1])}</h3></a>"
+                    f"<div class='product-card__rating'>{b.rng.randint(30, 50) / 10} ★ ({b.rng.randint(3, 900)})</div><div class='product-card__price'>£{b.rng.randint(15, 300)}.00</div><button class='product-card__cta'>Add to basket</button></div></li>" for k in range([24, 12, 36][v]))
+    guide = []
+    if v != 1:
+        guide.append(b.h(2, f"How to choose {thing.lower()}"))
+        for _ in range([3, 0, 5][v]):
+            guide.append(b.h(3, pr.heading()))
+            guide.append(b.p(pr.paragraph("blog", 2, 4), link_p=0.1))
+    facets = "".join(f"<fieldset class='facet'><legend>{esc(pr.short(1, 2))}</legend>" + "".join(f"<label><input type='checkbox'> {esc(pr.short(1, 2))} ({b.rng.randint(1, 99)})</label>" for _ in range(5)) + "</fieldset>" for _ in range(5))
+    page = (b.head(f"{title} | Trailhead Outfitters", title, scripts=8) + "<body>" + b.cookie_banner(0) + b.site_header("Trailhead Outfitters", 12)
+            + "<main id='main'><nav class='breadcrumb'>" + b.menu(3) + "</nav>"
+            + f"<div class='category-header'><h1 class='category-title'>{esc(title)}</h1><div class='category-description rte'>" + "".join(f"<p>{b.inline(t, 0.15)}</p>" for t in intro) + "</div></div>"
+            + f"<div class='category-layout'><aside class='filters'><h2>Filter</h2>{facets}</aside><div class='category-products'><div class='toolbar'><span>{[24, 12, 36][v]} products</span><select><option>Sort by: Featured</option></select></div><ul class='product-grid'>{cards}</ul>"
+            + "<nav class='pagination'><a href='#'>1</a><a href='#'>2</a><a href='#'>Next</a></nav></div></div>"
+            + f"<div class='category-seo-content'>{''.join(guide)}</div>"
+            + f"<section class='recently-viewed'><h2>Recently viewed</h2>{b.menu(4)}</section>{b.newsletter()}</main>"
+            + b.fat_footer(0, "Trailhead Outfitters") + "</body></html>")
+    return page, title
+
+
+def podcast_notes(b: Builder, v: int) -> tuple[str, str]:
+    """A podcast episode page: audio player, episode description and show notes with a
+    timestamped chapter list and "Links mentioned" (content), subscribe buttons for apps, a
+    transcript teaser link, "More episodes" cards (not)."""
+    pr = b.prose
+    ep = b.rng.randint(12, 280)
+    title = f"Ep. {ep}: {pr.headline()}"
+    desc = [pr.paragraph("blog", 2, 4) for _ in range([2, 1, 3][v])]
+    b.truth.extend(desc)
+    chapters = [f"{m:02d}:{b.rng.randint(0, 59):02d} {pr.short(3, 7)}" for m in sorted(b.rng.sample(range(0, 70), [6, 4, 9][v]))]
+    b.truth.append("Chapters")
+    b.truth.extend(chapters)
+    links = [pr.headline() for _ in range([4, 2, 6][v])]
+    b.truth.append("Links mentioned")
+    b.truth.extend(links)
+    more = "".join(f"<div class='episode-card'><a href='#'><h3>Ep. {ep - k - 1}: {esc(pr.headline())}</h3></a><p>{esc(pr.sentence('blog'))}</p><span>{b.rng.randint(20, 90)} min</span></div>" for k in range(5))
+    apps = "".join(f"<a class='subscribe-link' href='#'>{a}</a>" for a in ["Apple Podcasts", "Spotify", "Overcast", "Pocket Casts", "RSS"])
+    page = (b.head(f"{title} — The Long Table", title, scripts=6) + "<body class='episode-page'>" + b.site_header("The Long Table", 6)
+            + f"<main><div class='episode-hero'><p class='episode-number'>Episode {ep}</p><h1 class='episode-title'>{esc(title)}</h1><p class='episode-meta'>{b.date()} · {b.rng.randint(30, 90)} min</p>"
+            + f"<div class='player' data-src='/ep{ep}.mp3'><button aria-label='Play'>▶</button><span class='player__time'>00:00 / 58:12</span><button>1x</button><a href='/ep{ep}.mp3' download>Download</a></div>"
+            + f"<div class='subscribe-buttons'><span>Listen on</span>{apps}</div></div>"
+            + "<div class='episode-body'><div class='show-notes'>" + "".join(f"<p>{b.inline(t, 0.1)}</p>" for t in desc)
+            + "<h2>Chapters</h2><ul class='chapters'>" + "".join(f"<li><a class='timestamp' href='#t={c[:5]}'>{c[:5]}</a>{esc(c[5:])}</li>" for c in chapters) + "</ul>"
+            + "<h2>Links mentioned</h2><ul>" + "".join(f"<li><a href='{attr(b.href(l))}'>{esc(l)}</a></li>" for l in links) + "</ul></div>"
+            + f"<p class='transcript-link'><a href='#'>Read the full transcript</a></p></div>"
+            + f"<section class='more-episodes'><h2>More episodes</h2>{more}</section></main>"
+            + b.fat_footer(1, "The Long Table") + "</body></html>")
+    return page, title
+
+
 FAMILIES: dict[str, Callable[[Builder, int], tuple[str, str]]] = {
     f.__name__: f for f in (news_classic, wp_blog, forum_discourse, docs_sphinx, listicle, news_textblocks, qa_site,
                             magazine_longread, news_divsoup, medium_blog, wiki, docs_mdn, forum_table, recipe_blog,
@@ -1499,7 +1757,9 @@ FAMILIES: dict[str, Callable[[Builder, int], tuple[str, str]]] = {
                             news_amp, newsletter_post, repo_readme, hn_thread, blogspot_post, docs_gitbook,
                             press_release, journal_abstract,
                             reddit_thread, elementor_page, howto_steps, mail_archive, product_page, report_html,
-                            hugo_blog, live_sports)
+                            hugo_blog, live_sports,
+                            stackexchange_qa, substack_post, gov_notice, science_blog, docs_tabs, shop_category,
+                            podcast_notes)
 }
 
 TOPIC_CYCLE = ["energy", "health", "transport", "technology", "food", "science", "economy", "education"]

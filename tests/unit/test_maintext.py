@@ -307,3 +307,47 @@ def test_when_the_analysis_finds_no_container_readabilitys_choice_stands_without
     assert ex.analysis.container is None and second.calls == 0 and ex.method == "readability"
     assert len(ex.selected) == 200
     assert html_to_text(html, URL).text.splitlines()[0] == "short line 0 of filler text here"
+
+
+# --- the majority rule: a structural exclusion against readability and trafilatura together -----
+
+# A discussion page whose <main> is named like an article ("main-content", so the discussion
+# rule does not apply) and whose replies sit in elements with "comment" in their id: the
+# analysis hints them as boilerplate, readability keeps them ("content" in the id outweighs
+# "comment" in its class weights).
+REPLIES = (f"<html><head><title>Which tide gauge do you trust?</title></head><body>{NAV}<main id='main-content'>"
+           f"<div class='post'><h1>Which tide gauge do you trust?</h1><div class='md'><p>{sentences('post', 2)}</p></div></div>"
+           f"<div class='tree'>"
+           + "".join(f"<div class='entry'><span class='who'>user{i}</span><div id='t1-comment-{i}-content' class='md'>"
+                     f"<p>{sentences('reply', 3, i * 3)}</p></div></div>" for i in range(6))
+           + f"</div></main><footer><p>{sentences('footer', 1)}</p></footer></body></html>")
+
+
+def _replies_in(text: str) -> int:
+    return sum(sentences("reply", 3, i * 3) in text for i in range(6))
+
+
+def test_a_structural_exclusion_does_not_overrule_readability_and_trafilatura_agreeing():
+    assert _replies_in(readability_text(REPLIES)) == 6  # readability keeps the replies
+    analysis = maintext.analyse(content.parse_html(REPLIES), "Which tide gauge do you trust?")
+    assert not any(sentences("reply", 3) == s.text for s in analysis.selected())  # the analysis does not
+    both = Recorder(sentences("post", 2) + "\n" + "\n".join(sentences("reply", 3, i * 3) for i in range(6)))
+    ex = extraction(REPLIES, both)
+    assert both.calls == 1 and ex.method == "vote"
+    text = " ".join(s.text for s in ex.selected)
+    assert sentences("post", 2) in text and _replies_in(text) == 6
+    assert "user0" not in text and "The footer note" not in text
+
+
+def test_the_exclusion_stands_when_trafilatura_sides_with_the_analysis():
+    post_only = Recorder(sentences("post", 2))
+    ex = extraction(REPLIES, post_only)
+    text = " ".join(s.text for s in ex.selected)
+    assert post_only.calls == 1 and sentences("post", 2) in text and _replies_in(text) == 0
+
+
+def test_a_cookie_banner_both_keep_stays_out():
+    # exclusions resting on more than comment names (here a consent banner) are not put to the vote
+    both = Recorder(sentences("cookie", 4) + "\n" + sentences("partner", 4) + "\n" + sentences("ferry", 2))
+    text = " ".join(s.text for s in extraction(CONSENT, both).selected)
+    assert "The cookie note" not in text and sentences("ferry", 2) in text

@@ -52,7 +52,18 @@ thread readability cut short). What is still disputed is settled by the analysis
 small (at most ``DISPUTE_SHARE`` of the words either selects, or ``MIN_DISPUTE_WORDS``);
 otherwise trafilatura is run as a third opinion and each disputed segment goes the way of the
 majority — in when trafilatura's text contains it (same line, substring, or half its word
-4-grams). Trafilatura therefore costs nothing on pages where the two agree (most pages). A
+4-grams; a segment under 3 words, too short to test, keeps the analysis's verdict).
+*Majority over structure:* an exclusion whose evidence is ambiguous — a boilerplate hint resting
+only on comment-thread names (``id="t1-comment-rtjson-content"`` around a thread's posts), or an
+edge line judged from its neighbours — is not final against readability: the text readability
+kept under it is *contested*, and when contested text is large (same threshold) trafilatura is
+asked and the majority of the three decides (in when trafilatura keeps it too), even when
+readability is judged to have "picked boilerplate". Exclusions resting on firm evidence (a
+consent banner, a menu, a reference list or infobox by name, ``nav``/``aside``/``footer``,
+captions, link lists, the title) and the analysis's positive evidence (a lead, a parallel
+container, a discussion) stand: readability and trafilatura both keep cookie banners and
+reference lists, so a plain majority there would be worse (it was, on dev and held-out-1/2).
+Trafilatura therefore costs nothing on pages where the two agree (most pages). A
 readability that "picked boilerplate" or "found nothing" abstains: it has no opinion on the
 content, so the analysis settles the dispute without a vote; and an analysis that finds no
 container at all abstains the other way (readability's choice stands). Pages over
@@ -363,6 +374,10 @@ SELECTED = frozenset({IN_CONTENT, IN_LEAD, IN_PARALLEL, IN_DISCUSSION})
 # verdicts resting on structural evidence, which a disagreeing extractor cannot overturn
 CONFIDENT = frozenset({IN_LEAD, IN_PARALLEL, IN_DISCUSSION, OUT_HINTED, OUT_CAPTION, OUT_LINKS, OUT_NOTEXT,
                        OUT_EDGE, OUT_TITLE})
+# Confident exclusions that readability and trafilatura together overrule: an edge line (judged
+# from its neighbours), and a boilerplate hint when comment-thread names are all it rests on
+# (the analysis itself reads such markup as content on discussion pages; see _contestable).
+CONTESTABLE = frozenset({OUT_HINTED, OUT_EDGE})
 # A discussion page: no named article, at most this many words selected, and comment threads
 # holding this many times as many — its comments are its content.
 DISCUSSION_MAX_WORDS = 150
@@ -470,7 +485,10 @@ _BOILERPLATE_HEADING = re.compile(
     r"|(?:most )?(?:read|popular|viewed|shared)(?: now| today| stories| articles)?|trending(?: now)?"
     r"|recommended(?: for you| reading| stories| articles)?|read (?:more|next)|share(?: this(?: \w+)?| on .*)?"
     r"|tags|about the author|sign up\b.*|subscribe\b.*|(?:\w+ )?newsletter|advertisement|sponsored(?: \w+)?"
-    r"|references|external links|footnotes|bibliography|citations|notes and references)$"
+    r"|references|external links|footnotes|bibliography|citations|notes and references"
+    # shops: user reviews and cross-selling (added after the held-out-3 run)
+    r"|(?:top |customer |user |most helpful |all )?reviews(?: \w+)?|(?:customers|people) (?:who|also) .*"
+    r"|frequently bought together|similar (?:items|products)|recently viewed(?: items| products)?)$"
 )
 
 
@@ -684,7 +702,8 @@ def _judge(a: Analysis) -> None:
             # of the heading or line next to it
             cand.append((s, core, SHORT if s.words <= DECORATION_WORDS else BAD, OUT_LINKS))
         elif not _LETTER.search(s.text):
-            cand.append((s, core, BAD, OUT_NOTEXT))
+            # a short one ("12'", "▲ 38", "•") is out, but does not break its neighbours' context
+            cand.append((s, core, SHORT if s.words <= DECORATION_WORDS else BAD, OUT_NOTEXT))
         elif s.heading:
             cand.append((s, core, SHORT, None))
         elif s.words - s.link_words >= TEXT_WORDS or tag in TEXT_TAGS or s.pre:
@@ -703,7 +722,13 @@ def _judge(a: Analysis) -> None:
     prev = None
     seen_good = False
     for i, (s, core, kind, why) in enumerate(cand):
-        if kind == SHORT and why == OUT_LINKS:
+        if kind == SHORT and why == OUT_NOTEXT and s.owner.tag in ("li", "dt", "dd"):
+            # a number in a list item holding text ("12'" before a timeline entry, a step
+            # number) is the item's marker: it goes with the text
+            after = cand[i + 1] if i + 1 < n else None
+            kind = GOOD if after is not None and after[2] == GOOD and _inside(after[0].owner, s.owner) else BAD
+            why = None if kind == GOOD else why
+        elif kind == SHORT and why in (OUT_LINKS, OUT_NOTEXT):
             kind = BAD
         elif kind == SHORT:
             after = cand[i + 1] if i + 1 < n else None
@@ -912,43 +937,67 @@ def extract(root, html: str, title: str, document_class, second_opinion=trafilat
     r = readability_texts(html, document_class)
     a = analyse(root, title)
     in_r = _readability_segments(a, Coverage(*r, grams=False)) if r else set()
-    final, disputed = _settle(a, in_r)
+    final, disputed, contested = _settle(a, in_r)
     checks = readability_checks(a, in_r, final)
     method = "repaired" if checks else "readability"
     dispute = sum(s.words for s in disputed)
+    contest = sum(s.words for s in contested)
     union = sum(s.words for s in a.segments if a.verdict[s] in SELECTED or s in in_r)
     if a.container is None:  # the analysis found no content: it abstains, readability's choice stands
         final.update(s for s in disputed if s in in_r)
         return Extraction(a, [s for s in a.segments if s in final], "readability", checks, dispute)
-    # A readability that picked boilerplate or nothing has no opinion on the content: no vote.
+    # A readability that picked boilerplate or nothing has no opinion on the content: its
+    # disputes with the analysis get no vote. Its contested segments (the "boilerplate" it
+    # picked) do: an exclusion by class names must not overrule readability and trafilatura
+    # when both keep the text (comment markup around a thread's posts, a "related" wrapper
+    # around the content) — the majority of the three decides.
     failed = "picked boilerplate" in checks or "found nothing" in checks
-    if (dispute > max(MIN_DISPUTE_WORDS, DISPUTE_SHARE * union) and second_opinion is not None and not failed
-            and len(html) <= VOTE_MAX_CHARS):
+    threshold = max(MIN_DISPUTE_WORDS, DISPUTE_SHARE * union)
+    vote_disputed = dispute > threshold and not failed
+    vote_contested = contest > threshold
+    if (vote_disputed or vote_contested) and second_opinion is not None and len(html) <= VOTE_MAX_CHARS:
         t = second_opinion(html)
         if t is not None:
             t_cov = Coverage(*t)
-            final.update(s for s in disputed if t_cov.covers(s))
-            return Extraction(a, [s for s in a.segments if s in final], "vote", checks, dispute)
+            if vote_disputed:
+                # (a segment under 3 words that is not one of trafilatura's lines is too short
+                # to test against its text — "12'", a table header: the analysis keeps its say)
+                final.update(s for s in disputed if t_cov.covers(s) or (s.words < 3 and a.verdict[s] in SELECTED))
+            else:
+                final.update(s for s in disputed if a.verdict[s] in SELECTED)
+            if vote_contested:
+                final.update(s for s in contested if t_cov.covers(s))
+            return Extraction(a, [s for s in a.segments if s in final], "vote", checks, dispute + contest)
     final.update(s for s in disputed if a.verdict[s] in SELECTED)  # small disputes: the analysis
     return Extraction(a, [s for s in a.segments if s in final], method, checks, dispute)
 
 
-def _settle(a: Analysis, in_r: set) -> tuple[set, list]:
-    """Segments both sides select, or that structural evidence settles; and the disputed rest.
+def _settle(a: Analysis, in_r: set) -> tuple[set, list, list]:
+    """Segments both sides select, or that structural evidence settles; the disputed rest; and
+    the contested segments: those readability kept and a structural exclusion of the analysis
+    (a boilerplate hint, a caption, a link list, an edge line) leaves out.
 
     Evidence: a confident verdict of the analysis (a lead; a parallel container; boilerplate
     hints, captions, link lists, edge lines, the title), or — for text only the analysis chose
     — the same element path below the container as text both chose (the posts of a thread
-    after the one readability kept, the text blocks of a split article).
+    after the one readability kept, the text blocks of a split article). An exclusion is
+    evidence against readability alone, not against readability and trafilatura together:
+    contested segments go to the vote when it is held (see :func:`extract`).
     """
     v = a.verdict
     shapes = None
-    final, disputed = set(), []
+    final, disputed, contested = set(), [], []
     for s in a.segments:
         s_in = v[s] in SELECTED
-        if s_in == (s in in_r) or v[s] in CONFIDENT:
+        if s_in == (s in in_r):
             if s_in:
                 final.add(s)
+            continue
+        if v[s] in CONFIDENT:
+            if s_in:
+                final.add(s)
+            elif _contestable(s, a):
+                contested.append(s)
             continue
         if s_in:
             if shapes is None:
@@ -957,7 +1006,20 @@ def _settle(a: Analysis, in_r: set) -> tuple[set, list]:
                 final.add(s)
                 continue
         disputed.append(s)
-    return final, disputed
+    return final, disputed, contested
+
+
+def _contestable(s: Segment, a: Analysis) -> bool:
+    """Whether an exclusion of the analysis is open to the vote of readability and trafilatura:
+    an edge line, or a segment hinted as boilerplate by comment-thread names alone (not by a
+    cookie banner, a menu, a reference list… which both may keep but no reader would)."""
+    v = a.verdict[s]
+    if v == OUT_EDGE:
+        return True
+    if v != OUT_HINTED:
+        return False
+    strong = [h for h in s.hints if a.strength.get(h) == 2]
+    return bool(strong) and all(is_comment_hinted(h) and negative_hint(h, comments=False) < 2 for h in strong)
 
 
 def readability_checks(a: Analysis, in_r: set, final: set) -> list[str]:
