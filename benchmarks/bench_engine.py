@@ -45,6 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_tokens import text_of  # noqa: E402  (same folder: the shared prose generator)
 from tui_agent import hygiene, tokens  # noqa: E402
 from tui_agent.approval import AutoApprover  # noqa: E402
 from tui_agent.config import Settings  # noqa: E402
@@ -59,12 +60,6 @@ OBS_TOKENS = 5000
 CLOCK = time.thread_time
 GOAL_REST_MS = 1.0
 
-WORDS = (
-    "energy climate policy market growth annual percent estimate survey population average "
-    "increase decrease measurement report study evidence source analysis figure table method "
-    "sample test according however although therefore because between during against the of "
-    "and in to for with on by from at as is was were be been are this that which"
-).split()
 
 
 # --- instrumentation --------------------------------------------------------------------------
@@ -188,18 +183,7 @@ class InstantLLM(LLM):
 def make_texts(n: int, target_tokens: int, seed: int = 1) -> list[str]:
     """``n`` different texts of about ``target_tokens`` tokens each (built before timing)."""
     rng = random.Random(seed)
-    enc = tokens.encoder()
-    out = []
-    for i in range(n):
-        words: list[str] = [f"Observation {i}."]
-        n_tok = 3
-        while n_tok < target_tokens:
-            chunk = " ".join(rng.choice(WORDS) if rng.random() > 0.1 else str(rng.randint(0, 99999))
-                             for _ in range(200))
-            words.append(chunk)
-            n_tok += len(enc.encode(chunk + " "))
-        out.append(" ".join(words))
-    return out
+    return [text_of(rng, target_tokens, f"Observation {i}.") for i in range(n)]
 
 
 class TextTool(Tool):
