@@ -155,9 +155,9 @@ def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 10) -> None:
     import httpx
 
     from tui_agent.approval import AutoApprover
-    from tui_agent.cli import build_run_parser, settings_from
+    from tui_agent.cli.common import build_run_parser, settings_from
     from tui_agent.runner import Run
-    from tui_agent.store import Store
+    from tui_agent.session.store import Store
 
     created: list[str] = []
     orig_init = httpx.AsyncClient.__init__

@@ -51,7 +51,7 @@ from tui_agent.approval import AutoApprover  # noqa: E402
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.engine import Engine  # noqa: E402
 from tui_agent.llm import LLM, Reply  # noqa: E402
-from tui_agent.store import Store  # noqa: E402
+from tui_agent.session.store import Store  # noqa: E402
 from tui_agent.tools.base import OK, Tool, ToolContext, ToolRegistry, ToolResult  # noqa: E402
 
 OBS_TOKENS = 5000

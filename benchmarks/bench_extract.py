@@ -111,7 +111,7 @@ def main() -> None:
 
     from tui_agent.config import Settings
     from tui_agent.hygiene import clean_observation
-    from tui_agent.tools.content import decode, html_to_markdown, to_page
+    from tui_agent.web.content import decode, html_to_markdown, to_page
     from tui_agent.tools.visit import text_budget
 
     html = make_article(args.size)

@@ -84,8 +84,8 @@ def extractors(defaults: bool) -> dict:
     import trafilatura
     from readability import Document
 
-    from tui_agent.tools import content, maintext
-    from tui_agent.tools.render import render
+    from tui_agent.web import content, maintext
+    from tui_agent.web.render import render
 
     def readability_alone(html: str, url: str) -> str:
         summary = Document(html).summary(html_partial=True)

@@ -16,12 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tui_agent.events import (  # noqa: E402
+from tui_agent.session.events import (  # noqa: E402
     ActionProposed, Decision, ModelCallEnded, ModelCallStarted, Notice, Observation, ObservationMessage,
     RunEnded, RunStarted,
 )
-from tui_agent.resume import rebuild  # noqa: E402
-from tui_agent.store import Store  # noqa: E402
+from tui_agent.session.resume import rebuild  # noqa: E402
+from tui_agent.session.store import Store  # noqa: E402
 
 OBS = ("Lorem research text about the subject with numbers 12345 and names. " * 400)[:20000]
 

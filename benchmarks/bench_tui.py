@@ -115,7 +115,7 @@ RUN_TEST_TUI = """
 import time; t0 = time.perf_counter()
 import asyncio, os, sys
 sys.path.insert(0, {root!r})
-from tui_agent.app import ResearchApp
+from tui_agent.app.application import ResearchApp
 from tui_agent.config import Settings
 async def main():
     app = ResearchApp(Settings(model="openai/test-model", api_base="http://127.0.0.1:9/v1", data_dir={data!r}),
@@ -237,7 +237,7 @@ async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]
 
     from tests.helpers import NoteTool, settings_for
     from tests.servers import ChatServer
-    from tui_agent.app import ResearchApp
+    from tui_agent.app.application import ResearchApp
     from tui_agent.tools.base import ToolRegistry
 
     with ChatServer() as chat:
@@ -277,10 +277,10 @@ async def _memory(steps: int, tmp: Path, tui: bool = True) -> tuple[float, float
     """(RSS of the fresh app, RSS after the run, RSS after the run with freed heap trimmed, calls)."""
     from tests.helpers import NoteTool, call, settings_for
     from tests.servers import ChatServer
-    from tui_agent.app import ResearchApp, warm_up
+    from tui_agent.app.application import ResearchApp, warm_up
     from tui_agent.approval import AutoApprover
     from tui_agent.runner import Run
-    from tui_agent.store import Store
+    from tui_agent.session.store import Store
     from tui_agent.tools.base import ToolRegistry
 
     warm_up()  # litellm and tiktoken loaded before the baseline: they are not the app's growth

@@ -9,7 +9,7 @@ from typing import Any
 from tui_agent.approval import Approve, AutoApprover
 from tui_agent.config import Settings
 from tui_agent.engine import Engine
-from tui_agent.events import Event
+from tui_agent.session.events import Event
 from tui_agent.llm import LLM
 from tui_agent.tools.base import FAILED, OK, Tool, ToolContext, ToolRegistry, ToolResult
 

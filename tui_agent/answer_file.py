@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .trace_model import Source, answer_markdown
+from tui_agent.trace_model import Source, answer_markdown
 
 
 def answer_document(question: str, answer: str, sources: list[Source], *, session_id: str, model: str,

@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Awaitable, Callable
 
-from . import hygiene, protocol
-from .approval import Approve, ApprovalRequest, AutoApprover, Reject, SubmitNow
-from .config import Settings
-from .events import (
+from tui_agent import hygiene, protocol
+from tui_agent.approval import Approve, ApprovalRequest, AutoApprover, Reject, SubmitNow
+from tui_agent.config import Settings
+from tui_agent.session.events import (
     ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded,
     ModelCallStarted, ModelDelta, Notice, Observation, ObservationMessage, PromptEdited, Retry,
     RunEnded, RunStarted, SourceAdded, ToolProgress,
 )
-from .llm import LLM, ModelError, Reply, RetryInfo
-from .tokens import TokenCounter, truncate
-from .tools.base import FAILED, INVALID, OK, REFUSED, Source, SourceRegistry, ToolContext, ToolRegistry
+from tui_agent.llm import LLM, ModelError, Reply, RetryInfo
+from tui_agent.tokens import TokenCounter, truncate
+from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Source, SourceRegistry, ToolContext, ToolRegistry
 
 
 # Room for the "[… trimmed …]" note and the message overhead when trimming an observation.

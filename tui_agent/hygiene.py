@@ -19,7 +19,7 @@ import threading
 from collections import OrderedDict
 from typing import Mapping
 
-from . import tokens
+from tui_agent import tokens
 
 REDACTED = "[REDACTED]"
 

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from .config import Settings
+from tui_agent.config import Settings
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Callable
 
-from .config import Settings
-from .engine import BreakpointHook, Engine, RunState
-from .events import Event
-from .llm import LLM
-from .store import Store, new_session_id
-from .tools.base import SourceRegistry, ToolRegistry
+from tui_agent.config import Settings
+from tui_agent.engine import BreakpointHook, Engine, RunState
+from tui_agent.session.events import Event
+from tui_agent.llm import LLM
+from tui_agent.session.store import Store, new_session_id
+from tui_agent.tools.base import SourceRegistry, ToolRegistry
 
 
 class Run:
@@ -69,8 +69,8 @@ class Run:
 
     async def start(self) -> dict[str, Any]:
         if self.tools is None:
-            from .tools import build_registry
-            from .tools.net import make_client
+            from tui_agent.tools import build_registry
+            from tui_agent.web.net import make_client
 
             tools, client = build_registry(self.settings), make_client(self.settings)
         else:

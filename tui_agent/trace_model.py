@@ -15,7 +15,7 @@ from typing import Any
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only annotations: the events module stays off the way to the first frame
-    from .events import (
+    from tui_agent.session.events import (
         ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted,
         Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded, ToolProgress,
     )

@@ -391,7 +391,7 @@ async def test_submit_now_while_a_tool_runs_cancels_it(chat_server):
 
 
 def test_engine_does_not_import_textual():
-    code = ("import sys, tui_agent.engine, tui_agent.headless, tui_agent.runner, tui_agent.tools;"
+    code = ("import sys, tui_agent.engine, tui_agent.cli.headless, tui_agent.runner, tui_agent.tools;"
             "bad=[m for m in sys.modules if m.split('.')[0] in ('textual','litellm')];"
             "print(','.join(bad)); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

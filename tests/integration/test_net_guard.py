@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tui_agent.config import Settings
-from tui_agent.tools.net import (
+from tui_agent.web.net import (
     ALLOW_FLAG,
     FetchError,
     GuardError,

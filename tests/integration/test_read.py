@@ -1,7 +1,7 @@
 """`tui-agent read URL` against loopback pages: every content type and failure mode of the visit
 tool, and the same observation the visit tool gives the model.
 
-Most cases call :func:`tui_agent.read_cli.read` in-process (it is what ``main`` runs); a few
+Most cases call :func:`tui_agent.cli.read.read` in-process (it is what ``main`` runs); a few
 run the real command in a subprocess, for what only a process shows: stdout and exit codes,
 that litellm is never imported without --goal, settings from TUI_AGENT_* variables, and --goal
 through the real LLM adapter and the scripted chat server.
@@ -19,11 +19,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.servers import make_pdf
-from tui_agent import read_cli
+from tui_agent.cli import read as read_cli
 from tui_agent.config import Settings
 from tui_agent.hygiene import REDACTED, clean_observation
 from tui_agent.tools.base import SourceRegistry, ToolContext
-from tui_agent.tools.net import ALLOW_FLAG, check_url, make_client
+from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
 from tui_agent.tools.visit import VisitTool
 
 PARAGRAPHS = [

@@ -19,8 +19,8 @@ import pytest
 from tests.helpers import NoteTool, call, make_engine
 from tests.integration.test_cli import ARTICLE, cli, isolated_env
 from tests.servers import Reply
-from tui_agent.events import Notice
-from tui_agent.store import Store, _SCHEMA_V1, _run_script
+from tui_agent.session.events import Notice
+from tui_agent.session.store import Store, _SCHEMA_V1, _run_script
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -254,7 +254,7 @@ async def test_markdown_export_matches_the_golden_report(tmp_path, chat_server):
     engine._emit = store.append
     engine.session_id = "golden-session"
     await engine.run()
-    from tui_agent.report import export
+    from tui_agent.session.exports import export
 
     text = export(store.events("golden-session"), "md")
     text = re.sub(r"\(read [^)]+\)", "(read TIME)", text)
@@ -277,7 +277,7 @@ def test_exports_keep_secrets_redacted(tmp_path, chat_server, monkeypatch):
     store = Store(tmp_path)
     store.create_session("sec", f"question mentioning {secret}", "m")
     store.append(Notice(session_id="sec", text=f"echo {secret}"))
-    from tui_agent.report import export
+    from tui_agent.session.exports import export
 
     for fmt in ("md", "json", "jsonl"):
         assert secret not in export(store.events("sec"), fmt)

@@ -14,7 +14,7 @@ from tests.servers import Fault, Reply, make_pdf
 from tui_agent.config import Settings
 from tui_agent.hygiene import REDACTED, clean_observation
 from tui_agent.tools.base import FAILED, OK, REFUSED, SourceRegistry, ToolContext, validate_arguments
-from tui_agent.tools.net import ALLOW_FLAG, check_url, make_client
+from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
 from tui_agent.tools.visit import VisitTool, parse_extraction
 
 ARTICLE = """<!doctype html><html><head><title>Tides Explained</title></head><body>

@@ -10,13 +10,13 @@ from typing import Any, Callable
 import pytest
 
 from tests.helpers import NoteTool, settings_for
-from tui_agent.app import ResearchApp
-from tui_agent.store import Store
+from tui_agent.app.application import ResearchApp
+from tui_agent.session.store import Store
 from tui_agent.tools.base import ToolRegistry
 
 # litellm's import takes seconds; pay it once here rather than inside the first test's timeout
 # (the first-frame test runs in a subprocess, where nothing is imported yet).
-from tui_agent.app import warm_up  # noqa: E402
+from tui_agent.app.application import warm_up  # noqa: E402
 
 warm_up()
 

@@ -14,7 +14,7 @@ from tests.tui.conftest import (
 from tui_agent.screens.confirm import ConfirmScreen
 from tui_agent.screens.inspector import InspectorScreen
 from tui_agent.screens.setup import ModelScreen
-from tui_agent.store import Store
+from tui_agent.session.store import Store
 
 ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 FORCED_MARK = "write your final answer now inside <answer>"
@@ -240,7 +240,7 @@ async def test_a_quit_session_is_resumed_from_the_command_line_and_the_browser_h
     assert Store(tmp_path / "data").get_session(SESSION_ID).termination == "cancelled"
 
     from tests.helpers import NoteTool, settings_for
-    from tui_agent.app import ResearchApp
+    from tui_agent.app.application import ResearchApp
     from tui_agent.tools.base import ToolRegistry
 
     settings = settings_for(chat_server, data_dir=str(tmp_path / "data"))

@@ -6,9 +6,9 @@ from textual.app import App
 from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.helpers import NoteTool, call, make_engine
-from tui_agent.events import Notice, RunStarted
+from tui_agent.session.events import Notice, RunStarted
 from tui_agent.screens.sessions import SessionsScreen, SessionViewScreen
-from tui_agent.store import Store
+from tui_agent.session.store import Store
 
 
 class Host(App):

@@ -14,7 +14,7 @@ from tests.tui.conftest import QUESTION, make_app, wait_ended, wait_pending, wai
 from tui_agent.config import load_file
 from tui_agent.screens.question import QuestionScreen
 from tui_agent.screens.setup import SetupScreen
-from tui_agent.themes import ThemeError, load_theme_file, load_themes, shipped_dir
+from tui_agent.app.themes import ThemeError, load_theme_file, load_themes, shipped_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,7 +25,7 @@ def test_litellm_is_not_imported_on_the_way_to_the_first_frame(tmp_path):
         sys.path.insert(0, {str(ROOT)!r})
         import tui_agent.cli, tui_agent.app
         assert "litellm" not in sys.modules, "imported by tui_agent.app"
-        from tui_agent.app import ResearchApp
+        from tui_agent.app.application import ResearchApp
         from tui_agent.config import Settings
 
         async def main():

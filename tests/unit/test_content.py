@@ -7,7 +7,7 @@ import codecs
 import pytest
 
 from tests.servers import make_pdf
-from tui_agent.tools.content import (
+from tui_agent.web.content import (
     ContentError,
     classify,
     decode,

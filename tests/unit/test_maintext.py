@@ -7,8 +7,8 @@ import lxml.html
 import pytest
 from readability import Document
 
-from tui_agent.tools import content, maintext
-from tui_agent.tools.content import html_to_markdown, html_to_text
+from tui_agent.web import content, maintext
+from tui_agent.web.content import html_to_markdown, html_to_text
 
 URL = "https://news.example.org/story"
 WORDS = ["harbour", "gauge", "record", "spring", "neap", "moon", "sun", "range", "coast", "estuary", "surge", "level"]

@@ -7,7 +7,7 @@ import lxml.html
 import pytest
 
 from tui_agent import tokens
-from tui_agent.tools.render import is_layout_table, render
+from tui_agent.web.render import is_layout_table, render
 
 BASE = "https://docs.example.org/guide/page.html"
 

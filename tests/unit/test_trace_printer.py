@@ -2,8 +2,8 @@
 
 import io
 
-from tui_agent.events import ModelCallEnded, ModelCallStarted, ModelDelta
-from tui_agent.headless import TracePrinter
+from tui_agent.session.events import ModelCallEnded, ModelCallStarted, ModelDelta
+from tui_agent.cli.headless import TracePrinter
 
 
 def events():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from tui_agent.answer_file import answer_document, save_answer
-from tui_agent.events import (
+from tui_agent.session.events import (
     ActionProposed, AnswerEvent, Decision, ModelCallEnded, ModelCallStarted, Observation, RunEnded, RunStarted,
     SourceAdded,
 )

@@ -13,14 +13,14 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, ContentSwitcher, Footer
 
-from ..trace_model import ANSWER, CALL, THOUGHT, CallRecord, StepRecord, Trace, answer_markdown
-from ..widgets.header import QuestionBar, StatusHeader
-from ..widgets.token_gauge import GaugeFigures, TokenGauge
-from ..widgets.trace_panes import MarkdownPane, StreamingText
+from tui_agent.trace_model import ANSWER, CALL, THOUGHT, CallRecord, StepRecord, Trace, answer_markdown
+from tui_agent.widgets.header import QuestionBar, StatusHeader
+from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
+from tui_agent.widgets.trace_panes import MarkdownPane, StreamingText
 
 if TYPE_CHECKING:
-    from ..widgets.approval_bar import ActionPane, ArgumentEditor
-    from ..widgets.step_list import StepList
+    from tui_agent.widgets.approval_bar import ActionPane, ArgumentEditor
+    from tui_agent.widgets.step_list import StepList
 
 # How often a streamed answer re-renders its Markdown while it arrives (seconds).
 ANSWER_STREAM_RENDER_S = 0.25
@@ -76,8 +76,8 @@ class MainScreen(Screen):
         self.first_frame_at = time.perf_counter()
 
     async def _mount_panes(self) -> None:
-        from ..widgets.approval_bar import ActionPane
-        from ..widgets.step_list import StepList
+        from tui_agent.widgets.approval_bar import ActionPane
+        from tui_agent.widgets.step_list import StepList
 
         lower = self.query_one("#lower", ContentSwitcher)
         answer = MarkdownPane("", id="answer")
@@ -245,7 +245,7 @@ class MainScreen(Screen):
         self.update_header()
 
     def _pending_content(self, request: Any) -> Content:
-        from ..trace_model import pretty
+        from tui_agent.trace_model import pretty
 
         return Content.assemble(
             ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
@@ -397,7 +397,7 @@ class MainScreen(Screen):
 
 
 def _label_style(label: str) -> str:
-    from ..widgets.step_list import STATUS_STYLES
+    from tui_agent.widgets.step_list import STATUS_STYLES
 
     return STATUS_STYLES.get(label, "")
 

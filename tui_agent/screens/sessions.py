@@ -18,9 +18,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Markdown, Static, TextArea
 
-from ..hygiene import strip_controls
-from ..report import StepView, export, step_views
-from .confirm import ConfirmScreen
+from tui_agent.hygiene import strip_controls
+from tui_agent.session.exports import StepView, export, step_views
+from tui_agent.screens.confirm import ConfirmScreen
 
 QUESTION_CHARS = 90
 
@@ -65,7 +65,7 @@ class SessionsScreen(Screen):
         table.focus()
 
     def reload(self) -> None:
-        from ..store import StoreError
+        from tui_agent.session.store import StoreError
 
         try:
             self.rows = self.store.list_sessions() if self.store is not None else []

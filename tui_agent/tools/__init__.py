@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import ToolRegistry
+from tui_agent.tools.base import ToolRegistry
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..config import Settings
+    from tui_agent.config import Settings
 
 
 def build_registry(settings: "Settings") -> ToolRegistry:
     """The tools of a run. ``settings`` is accepted for tools that depend on configuration."""
-    from .search import SearchTool
-    from .visit import VisitTool
+    from tui_agent.tools.search import SearchTool
+    from tui_agent.tools.visit import VisitTool
 
     return ToolRegistry([SearchTool(), VisitTool()])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from ..config import Settings
+    from tui_agent.config import Settings
 
 
 # Status of a tool result. "failed" counts towards disabling a tool; "refused" (network guard)

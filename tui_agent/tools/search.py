@@ -19,9 +19,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from ..hygiene import strip_controls
-from .base import FAILED, INVALID, OK, Tool, ToolContext, ToolResult
-from .net import is_dns_error
+from tui_agent.hygiene import strip_controls
+from tui_agent.tools.base import FAILED, INVALID, OK, Tool, ToolContext, ToolResult
+from tui_agent.web.net import is_dns_error
 
 MAX_QUERIES = 5
 # Snippets longer than this are cut (search engines sometimes return whole paragraphs).

@@ -1,7 +1,7 @@
 """The ``visit`` tool: read 1–5 pages and return what bears on a goal.
 
-Each URL is fetched through :func:`tui_agent.tools.net.fetch` (the network guard, redirects,
-the download cap), turned into text by :func:`tui_agent.tools.content.to_page`, registered as a
+Each URL is fetched through :func:`tui_agent.web.net.fetch` (the network guard, redirects,
+the download cap), turned into text by :func:`tui_agent.web.content.to_page`, registered as a
 source with a stable number, and — when extraction is on and the engine offers a model — read
 by a model call that quotes the evidence and summarises it (the extraction ladder below).
 
@@ -23,15 +23,15 @@ import asyncio
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
-from .. import tokens
-from ..hygiene import cut_note, redact, strip_controls
-from . import content
-from .base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
-from .net import FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
+from tui_agent import tokens
+from tui_agent.hygiene import cut_note, redact, strip_controls
+from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
+from tui_agent.web.net import Guard, fetch
+from tui_agent.web.page import Fetcher, PageRead, read_page, timeout_text
 
 MAX_URLS = 5
 # Text rendered per page, in characters of plain text per token that will be kept: English
@@ -59,8 +59,6 @@ DESCRIPTION = (
     "and URL, then the evidence quoted from the page and a summary for your goal (or the page "
     "text). Cite sources by their number."
 )
-
-Fetcher = Callable[..., Awaitable[FetchResult]]
 
 
 @dataclass
@@ -222,99 +220,6 @@ class VisitTool(Tool):
                                      f"no usable reply after {attempt} attempts; last: {last_problem}")
 
 
-# --- the per-URL pipeline (shared with `tui-agent read`) ------------------------------------------
-
-
-@dataclass
-class PageRead:
-    """One URL through the network guard, the fetch with its limits and the conversion to text.
-
-    ``error`` is set when there is no text to show: then it is the whole section the model gets
-    ("[not read] URL" or "[no text] URL" and why) and ``status`` says how the tool fared
-    (an HTTP 4xx is ``ok``: the tool worked and the server said no).
-    """
-
-    url: str
-    status: str = OK
-    error: str | None = None
-    final_url: str = ""
-    title: str = ""
-    text: str = ""  # control characters stripped
-    full_chars: int | None = None  # the whole text's length when ``text`` was cut to a budget
-    notes: list[str] = field(default_factory=list)  # redirect, download cap, early end
-    method: str = ""  # how the text was made (content.Page.method)
-    result: FetchResult | None = None
-
-
-def _failed(url: str, status: str, why: str, result: FetchResult | None = None, tag: str = "not read") -> PageRead:
-    return PageRead(url, status, f"[{tag}] {url}\n{why}", result=result)
-
-
-def timeout_text(settings) -> str:
-    return f"Timed out: the whole visit call is limited to {settings.visit_total_timeout_s:g} s."
-
-
-async def read_page(url: str, settings, http, *, guard: Guard | None = None, fetcher: Fetcher = fetch,
-                    deadline: float | None = None, max_chars: int | None = None, fmt: str = content.MARKDOWN,
-                    progress: Callable[..., None] | None = None) -> PageRead:
-    """Fetch ``url`` (guard, redirects, download cap, time limits) and turn it into text.
-
-    ``deadline`` is a ``loop.time()`` bound for the fetch (default: ``visit_total_timeout_s``
-    from now); ``max_chars`` bounds the text rendered; ``fmt`` is "markdown" or "text".
-    """
-    loop = asyncio.get_running_loop()
-    if deadline is None:
-        deadline = loop.time() + settings.visit_total_timeout_s
-    try:
-        async with asyncio.timeout_at(deadline):
-            result = await fetcher(http, url, settings, guard=guard,
-                                   total_timeout_s=max(0.05, deadline - loop.time()))
-    except GuardError as exc:
-        return _failed(url, REFUSED, exc.message)
-    except FetchError as exc:
-        return _failed(url, FAILED, fetch_error_text(exc))
-    except TimeoutError:
-        return _failed(url, FAILED, timeout_text(settings))
-    if progress is not None:
-        progress(f"fetched {result.final_url}: HTTP {result.status}, {human_bytes(len(result.body))} "
-                 f"in {result.elapsed_s:.1f} s")
-    return await convert(url, result, settings, max_chars=max_chars, fmt=fmt)
-
-
-async def convert(url: str, result: FetchResult, settings, *, max_chars: int | None = None,
-                  fmt: str = content.MARKDOWN) -> PageRead:
-    """A fetched response as a PageRead: HTTP errors, decoding, main content, PDF, binary."""
-    if result.status >= 400:
-        return _failed(url, FAILED if result.status >= 500 else OK, http_error_text(result), result)
-    try:
-        page = await asyncio.to_thread(content.to_page, result.body, result.content_type, result.final_url,
-                                       max_chars, fmt)
-    except content.ContentError as exc:
-        why = str(exc)
-        if result.truncated:
-            why += f" (the download stopped at the {human_bytes(settings.visit_max_bytes)} cap)"
-        return _failed(url, OK, f"The document could not be read: {why}.", result, "no text")
-    except Exception as exc:  # a converter bug on an odd page must not fail the tool
-        return _failed(url, OK, f"The page could not be converted to text ({type(exc).__name__}: {exc}).",
-                       result, "no text")
-    if page.method == content.BINARY:
-        kind = content.media_type(result.content_type) or "unknown type"
-        return _failed(url, OK, f"Binary content of type {kind}, {_size_text(result, settings)}, not readable.",
-                       result, "no text")
-    text = strip_controls(page.text).strip()
-    if not text:
-        return _failed(url, OK, "The page has no readable text.", result, "no text")
-    notes = []  # the "[n] Title — URL" header is added by observation()
-    if result.final_url != url:
-        notes.append(f"(redirected from {url})")
-    if result.truncated:
-        notes.append(f"[stopped at the {human_bytes(settings.visit_max_bytes)} download cap]")
-    if result.incomplete:
-        notes.append(f"[the download ended early: {result.incomplete} The text may be partial.]")
-    title = " ".join(strip_controls(page.title).split()) or result.final_url
-    return PageRead(url, OK, None, result.final_url, title, text, page.full_chars, notes, page.method, result)
-
-
 def page_section(page: PageRead, share: int) -> Section:
     """A page's part of the observation without extraction: notes and text cut to ``share`` tokens."""
     if page.error is not None:
@@ -355,40 +260,6 @@ def overall_status(statuses: list[str]) -> str:
     if statuses and all(s in (FAILED, REFUSED) for s in statuses):
         return REFUSED
     return OK
-
-
-def fetch_error_text(exc: FetchError) -> str:
-    hint = {
-        "timeout": " The server is slow or unreachable; try another source.",
-        "dns": " Check the spelling of the host name, or search for the page.",
-        "connect": " The server is down or unreachable; try another source.",
-        "redirect": " Try another source.",
-        "too_many_redirects": " Try another source.",
-    }.get(exc.kind, "")
-    return exc.message + hint
-
-
-def http_error_text(result: FetchResult) -> str:
-    status = result.status
-    text = f"HTTP {status} {result.reason}".rstrip() + f" for {result.final_url}."
-    if status in (404, 410):
-        text += " The page does not exist (any more); check the URL or search for it."
-    elif status in (401, 403):
-        text += " The server refuses access (a login or bot protection); try another source."
-    elif status == 429:
-        text += " The server is rate limiting; try another source."
-    elif status >= 500:
-        text += " The server failed; try again later or another source."
-    return text
-
-
-def _size_text(result: FetchResult, settings) -> str:
-    if result.truncated:
-        length = result.headers.get("content-length", "") if result.headers else ""
-        if length.isdigit():
-            return f"{int(length):,} bytes"
-        return f"more than {human_bytes(settings.visit_max_bytes)}"
-    return f"{len(result.body):,} bytes"
 
 
 def cap_section(text: str, max_tokens: int, full_chars: int | None = None) -> str:

@@ -26,7 +26,7 @@ def check_arguments(text: str, tool: str, schema: dict[str, Any]) -> tuple[Any, 
         args = json.loads(text)
     except ValueError as exc:
         return None, f"Not valid JSON: {exc}"
-    from ..tools.base import validate_arguments  # lazily: keeps the tools package off the first frame
+    from tui_agent.tools.base import validate_arguments  # lazily: keeps the tools package off the first frame
 
     error = validate_arguments(_SchemaTool(tool, schema or {"type": "object"}), args)  # type: ignore[arg-type]
     return (None, error) if error else (args, None)

@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
-from ..trace_model import CallRecord
+from tui_agent.trace_model import CallRecord
 
 STATUS_STYLES = {
     "approved": "$success", "auto": "$success", "edited": "$accent", "rejected": "$error", "failed": "$error",

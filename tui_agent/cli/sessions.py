@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from .cli import EXIT_USAGE, UsageError, _add_common, open_store, run_headless, settings_from
+from tui_agent.cli.common import UsageError, add_common, open_store, settings_from
+from tui_agent.cli.exit_codes import EXIT_USAGE
+from tui_agent.cli.run import run_headless
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,15 +22,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete}")
     lst = sub.add_parser("list", help="list sessions with their ids in full")
     lst.add_argument("--filter", help="only sessions whose question contains this text")
-    _add_common(lst)
+    add_common(lst)
     show = sub.add_parser("show", help="show a session's steps")
     show.add_argument("id")
-    _add_common(show)
+    add_common(show)
     exp = sub.add_parser("export", help="export a session as a Markdown report, JSON or JSONL")
     exp.add_argument("id")
     exp.add_argument("--format", choices=["md", "json", "jsonl"], default="md")
     exp.add_argument("-o", "--output", help="file to write (default: standard output)")
-    _add_common(exp)
+    add_common(exp)
     fork = sub.add_parser("fork", help="new session from the events before STEP, then continue it")
     fork.add_argument("id")
     fork.add_argument("--at", type=int, required=True, metavar="STEP", help="the step to make again")
@@ -38,11 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     fork.add_argument("--live-tools", action="store_true",
                       help="run tools live instead of replaying the parent's recorded observations")
     fork.add_argument("--no-continue", action="store_true", help="only create the fork and print its id")
-    _add_common(fork)
+    add_common(fork)
     delete = sub.add_parser("delete", help="delete a session and its events")
     delete.add_argument("id")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    _add_common(delete)
+    add_common(delete)
     return p
 
 
@@ -51,8 +53,8 @@ def _store(ns: argparse.Namespace):
 
 
 def cmd_list(ns: argparse.Namespace) -> int:
-    from .headless import clean
-    from .store import StoreError
+    from tui_agent.cli.headless import clean
+    from tui_agent.session.store import StoreError
 
     store = _store(ns)
     try:
@@ -78,8 +80,8 @@ def cmd_list(ns: argparse.Namespace) -> int:
 
 
 def cmd_show(ns: argparse.Namespace) -> int:
-    from .headless import TracePrinter
-    from .store import StoreError
+    from tui_agent.cli.headless import TracePrinter
+    from tui_agent.session.store import StoreError
 
     store = _store(ns)
     try:
@@ -94,8 +96,8 @@ def cmd_show(ns: argparse.Namespace) -> int:
 
 
 def cmd_export(ns: argparse.Namespace) -> int:
-    from .report import export
-    from .store import StoreError
+    from tui_agent.session.exports import export
+    from tui_agent.session.store import StoreError
 
     store = _store(ns)
     try:
@@ -115,16 +117,16 @@ def cmd_export(ns: argparse.Namespace) -> int:
 
 
 def cmd_fork(ns: argparse.Namespace) -> int:
-    from .cli import resume_kwargs
-    from .resume import ResumeError, fork
+    from tui_agent.cli.common import resume_kwargs
+    from tui_agent.session.resume import ResumeError, fork
 
     settings = settings_from(ns)
     store = open_store(settings)
     prompt = None
     if ns.system_prompt_file:
         prompt = Path(ns.system_prompt_file).expanduser().read_text(encoding="utf-8")
-        from .protocol import render_system_prompt
-        from .tools import build_registry
+        from tui_agent.protocol import render_system_prompt
+        from tui_agent.tools import build_registry
 
         prompt = render_system_prompt(prompt, build_registry(settings).prompt_block())
     try:
@@ -136,7 +138,7 @@ def cmd_fork(ns: argparse.Namespace) -> int:
         return 0
     ns.system_prompt_file = None  # already applied to the fork
     if not ns.auto_approve and sys.stdin.isatty() and sys.stdout.isatty():
-        from .app import run_app
+        from tui_agent.app.application import run_app
 
         return run_app(settings, None, resume=new_id)
     kwargs, question, settings = resume_kwargs(store, new_id, ns)
@@ -144,7 +146,7 @@ def cmd_fork(ns: argparse.Namespace) -> int:
 
 
 def cmd_delete(ns: argparse.Namespace) -> int:
-    from .store import StoreError
+    from tui_agent.session.store import StoreError
 
     store = _store(ns)
     try:

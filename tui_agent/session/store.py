@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from . import hygiene
-from .events import Event, event_from_dict
+from tui_agent import hygiene
+from tui_agent.session.events import Event, event_from_dict
 
 DB_NAME = "sessions.sqlite3"
 SCHEMA_VERSION = 2

@@ -18,7 +18,7 @@ from textual.message import Message
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .events import Event
+    from tui_agent.session.events import Event
 
 # How often buffered stream text is handed to the UI (seconds).
 STREAM_FLUSH_S = 0.05

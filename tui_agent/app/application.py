@@ -25,16 +25,17 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from . import themes as theme_files
-from .app_actions import EXIT_NO_ANSWER, EXIT_OK, ActionsMixin, _approve  # noqa: F401 (EXIT_OK re-exported)
-from .bridge import (
+from tui_agent.app import themes as theme_files
+from tui_agent.app.actions import ActionsMixin, _approve
+from tui_agent.cli.exit_codes import EXIT_NO_ANSWER
+from tui_agent.app.bridge import (
     STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
     StreamText, resolve,
 )
-from .config import Settings
-from .screens.main import MainScreen
-from .trace_model import ENDED, IDLE, PAUSED, RUNNING, STARTING, AWAITING, Trace
-from .widgets.token_gauge import GaugeFigures
+from tui_agent.config import Settings
+from tui_agent.screens.main import MainScreen
+from tui_agent.trace_model import ENDED, IDLE, PAUSED, RUNNING, STARTING, AWAITING, Trace
+from tui_agent.widgets.token_gauge import GaugeFigures
 
 # How often the elapsed time on the gauge is refreshed (seconds).
 CLOCK_TICK_S = 1.0
@@ -44,11 +45,11 @@ _STEP_GROUP = Binding.Group("Step", compact=True)
 
 def warm_up() -> None:
     """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
-    from . import llm, runner, tokens  # noqa: F401
+    from tui_agent import llm, runner, tokens  # noqa: F401
 
     llm.litellm()
     tokens.encoder()
-    for name in ("tui_agent.tools", "tui_agent.tools.net"):
+    for name in ("tui_agent.tools", "tui_agent.web.net"):
         try:
             __import__(name)
         except ImportError:
@@ -101,7 +102,7 @@ class ResearchApp(ActionsMixin, App[int]):
         self.question = (question or "").strip() or None
         self.resume = resume
         self.tools = tools
-        from .store import new_session_id
+        from tui_agent.session.store import new_session_id
 
         # The first session's id is known (and shown) from the first frame on.
         self.fixed_session_id = resume or session_id or new_session_id()
@@ -156,7 +157,7 @@ class ResearchApp(ActionsMixin, App[int]):
     def _on_theme_changed(self, theme: Any) -> None:
         if not self._theme_ready or getattr(theme, "name", None) == self.settings.theme:
             return
-        from .config import ConfigError, save_setting
+        from tui_agent.config import ConfigError, save_setting
 
         self.settings.theme = theme.name
         try:
@@ -209,7 +210,7 @@ class ResearchApp(ActionsMixin, App[int]):
         self.start_run(self.question or "", self.settings)
 
     def _detect_model(self) -> None:
-        from . import model_setup
+        from tui_agent import model_setup
 
         model, base = (self.detect or model_setup.detect)()
         self.call_from_thread(self._model_detected, model, base)
@@ -222,8 +223,8 @@ class ResearchApp(ActionsMixin, App[int]):
             self.notify(f"Using {model}" + (f" at {base}" if base else ""), title="Model found")
             self._next_setup_step()
             return
-        from .config import config_path
-        from .screens.setup import SetupScreen
+        from tui_agent.config import config_path
+        from tui_agent.screens.setup import SetupScreen
 
         self.trace.state = IDLE
         self.main.update_header()
@@ -239,7 +240,7 @@ class ResearchApp(ActionsMixin, App[int]):
     def _apply_model_choice(self, choice: Any) -> None:
         self.settings = dataclasses.replace(self.settings, model=choice.model, api_base=choice.api_base)
         if choice.remember:
-            from .config import ConfigError, save_setting
+            from tui_agent.config import ConfigError, save_setting
 
             try:
                 save_setting("model", choice.model)
@@ -249,7 +250,7 @@ class ResearchApp(ActionsMixin, App[int]):
                 self.notify(f"Could not save the model: {exc}", severity="warning")
 
     def _ask_question(self) -> None:
-        from .screens.question import QuestionScreen
+        from tui_agent.screens.question import QuestionScreen
 
         self.push_screen(QuestionScreen(), self._question_given)
 
@@ -262,8 +263,8 @@ class ResearchApp(ActionsMixin, App[int]):
 
     # -- a run -----------------------------------------------------------------------------------
     def start_run(self, question: str, settings: Settings) -> None:
-        from .approval import FutureApprover
-        from .store import new_session_id
+        from tui_agent.approval import FutureApprover
+        from tui_agent.session.store import new_session_id
 
         self.settings = settings
         session_id, self.fixed_session_id = self.fixed_session_id or new_session_id(), None
@@ -292,12 +293,12 @@ class ResearchApp(ActionsMixin, App[int]):
             # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
             # full collections, which otherwise stall the UI for hundreds of milliseconds.
             gc.freeze()
-            from .runner import Run
+            from tui_agent.runner import Run
 
             store = self._open_store(settings)
             kwargs = dict(self.run_kwargs)
             if self.resume:
-                from .resume import prepare_resume
+                from tui_agent.session.resume import prepare_resume
 
                 # The session's own settings, overridden by what differs from the defaults now.
                 defaults = Settings().summary()
@@ -338,7 +339,7 @@ class ResearchApp(ActionsMixin, App[int]):
         if self._store_opened:
             return self.store
         self._store_opened = True
-        from .store import Store, StoreError
+        from tui_agent.session.store import Store, StoreError
 
         try:
             self.store = Store(settings.resolved_data_dir())
@@ -418,7 +419,7 @@ class ResearchApp(ActionsMixin, App[int]):
         self.refresh_bindings()
 
     def on_breakpoint_hit(self, message: BreakpointHit) -> None:
-        from .screens.inspector import InspectorScreen
+        from tui_agent.screens.inspector import InspectorScreen
 
         self.paused = message
         self.trace.state = PAUSED
@@ -447,7 +448,7 @@ class ResearchApp(ActionsMixin, App[int]):
         self._close_paused_inspector()
 
     def _close_paused_inspector(self) -> None:
-        from .screens.inspector import InspectorScreen
+        from tui_agent.screens.inspector import InspectorScreen
 
         self.paused = None
         if self.trace.state == PAUSED:
@@ -492,7 +493,7 @@ class ResearchApp(ActionsMixin, App[int]):
         self.main.set_gauge(self._figures())
 
 def _notice(text: str, level: str) -> Any:
-    from .events import Notice
+    from tui_agent.session.events import Notice
 
     return Notice(text=text, level=level)
 

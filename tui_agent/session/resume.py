@@ -13,17 +13,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import protocol
-from .approval import Approve, Reject, SubmitNow
-from .config import ConfigError, Settings, apply, validate
-from .engine import RecordedCall, RunState
-from .events import (
+from tui_agent import protocol
+from tui_agent.approval import Approve, Reject, SubmitNow
+from tui_agent.config import ConfigError, Settings, apply, validate
+from tui_agent.engine import RecordedCall, RunState
+from tui_agent.session.events import (
     ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded,
     ModelCallStarted, Observation, ObservationMessage, PromptEdited, RunEnded, RunStarted,
     SourceAdded, ToolProgress,
 )
-from .store import Store, StoreError, new_session_id
-from .tools.base import FAILED, OK, Source, SourceRegistry
+from tui_agent.session.store import Store, StoreError, new_session_id
+from tui_agent.tools.base import FAILED, OK, Source, SourceRegistry
 
 
 class ResumeError(Exception):

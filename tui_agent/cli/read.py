@@ -2,7 +2,7 @@
 
   tui-agent read URL [--format markdown|text] [--max-tokens N] [--goal TEXT] [flags]
 
-The page goes through the visit tool's own pipeline (:func:`tui_agent.tools.visit.read_page`:
+The page goes through the visit tool's own pipeline (:func:`tui_agent.web.page.read_page`:
 the network guard, the fetch with its limits, decoding, main-content extraction, PDF handling)
 and then:
 
@@ -31,8 +31,9 @@ import asyncio
 import sys
 from typing import Sequence
 
-from .cli import EXIT_NO_ANSWER, EXIT_OK, UsageError, settings_from
-from .config import config_path
+from tui_agent.cli.common import UsageError, settings_from
+from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.config import config_path
 
 FORMATS = ("markdown", "text")
 
@@ -77,7 +78,7 @@ def main(argv: Sequence[str]) -> int:
     if ns.max_tokens is not None:
         settings.observation_max_tokens = ns.max_tokens
     if ns.goal is not None:
-        from .cli import ensure_model
+        from tui_agent.cli.common import ensure_model
 
         settings = ensure_model(settings)  # UsageError (exit 2) when no model is configured
     try:
@@ -96,18 +97,18 @@ def main(argv: Sequence[str]) -> int:
 async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = None,
                guard=None) -> tuple[str, str, int]:
     """(stdout text, stderr text, exit code) for reading ``url`` as the visit tool would."""
-    from .hygiene import clean_observation, redact, strip_controls
-    from .tools.base import SourceRegistry
-    from .tools.net import make_client
-    from .tools.visit import (GRACE_S, observation, page_section, read_page, section_tokens, text_budget,
-                              timeout_text)
+    from tui_agent.hygiene import clean_observation, redact, strip_controls
+    from tui_agent.tools.base import SourceRegistry
+    from tui_agent.web.net import make_client
+    from tui_agent.tools.visit import GRACE_S, observation, page_section, section_tokens, text_budget
+    from tui_agent.web.page import read_page, timeout_text
 
     url = url.strip()
     if fmt != "text":
         # the token cap needs the tokenizer (~0.2 s to load): load it while the page is fetched
         import threading
 
-        from . import tokens
+        from tui_agent import tokens
 
         threading.Thread(target=tokens.encoder, name="tokenizer", daemon=True).start()
     view = _without_extraction(settings)
@@ -142,14 +143,16 @@ def _without_extraction(settings):
 
 async def _goal(page, goal: str, settings, client, deadline: float) -> str:
     """The goal-directed extraction of ``page`` as the visit tool runs it, and what it cost."""
-    from .hygiene import clean_observation
-    from .llm import LLM
-    from .tools import visit as v
-    from .tools.base import SourceRegistry, ToolContext
+    from tui_agent.hygiene import clean_observation
+    from tui_agent.llm import LLM
+    from tui_agent.tools import visit as v
+    from tui_agent.tools.base import SourceRegistry, ToolContext
 
     extracting = v.text_budget(_with_extraction(settings), 1)
     # the text the extraction reads: the page rendered as Markdown with the visit tool's budget
-    source = await v.convert(page.url, page.result, settings, max_chars=extracting)
+    from tui_agent.web.page import convert
+
+    source = await convert(page.url, page.result, settings, max_chars=extracting)
     if source.error is not None:
         return f"--- goal-directed extraction ---\n{source.error}"
     llm = LLM(settings)

@@ -6,8 +6,8 @@
   then detection; single-byte guesses become windows-1252 as browsers do).
 - :func:`html_to_markdown` / :func:`html_to_text`: the main content (readability-lxml checked
   and repaired by a segment analysis of the page, trafilatura when they disagree: see
-  :mod:`tui_agent.tools.maintext`), rendered as Markdown (headings, paragraphs, lists, absolute
-  links, tables, code blocks) or plain text by :mod:`tui_agent.tools.render`, with a fallback to
+  :mod:`tui_agent.web.maintext`), rendered as Markdown (headings, paragraphs, lists, absolute
+  links, tables, code blocks) or plain text by :mod:`tui_agent.web.render`, with a fallback to
   the page's visible text.
 - :func:`pdf_to_text`: text per page with ``--- page N ---`` markers.
 
@@ -26,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .render import remove_following, render, tidy
+from tui_agent.web.render import remove_following, render, tidy
 
 # readability logs a full traceback (log.exception) when it gives up, and pypdf warns about
 # every odd object. With no handler anywhere, Python's last-resort handler would print those on
@@ -259,9 +259,9 @@ MARKDOWN, PLAIN = "markdown", "text"
 def html_to_markdown(html: str, url: str, max_chars: int | None = None) -> Page:
     """Main content of an HTML page as Markdown (headings, lists, tables, code, absolute links).
 
-    The main content is chosen by :func:`tui_agent.tools.maintext.extract` (readability-lxml,
+    The main content is chosen by :func:`tui_agent.web.maintext.extract` (readability-lxml,
     checked against a segment analysis of the page; trafilatura when they disagree) and rendered
-    by :mod:`tui_agent.tools.render`. When that yields almost nothing — under ``MIN_MAIN_CHARS``
+    by :mod:`tui_agent.web.render`. When that yields almost nothing — under ``MIN_MAIN_CHARS``
     characters *and* under ``MIN_MAIN_SHARE`` of the page's visible text — the visible text is
     used instead (``method == "visible"``); when the visible text is empty too, ``text`` is ""
     (``method == "none"``). ``max_chars`` bounds the text rendered (a reader that keeps 24,000
@@ -290,7 +290,7 @@ def parse_html(html: str):
 
 
 def main_content(html: str, url: str, max_chars: int | None, fmt: str) -> Page:
-    from . import maintext
+    from tui_agent.web import maintext
 
     html = _XML_DECL_TEXT.sub("", html or "", count=1).replace("\x00", "")
     if not html.strip():
@@ -326,12 +326,12 @@ def main_content(html: str, url: str, max_chars: int | None, fmt: str) -> Page:
 
 
 def render_markdown(root, base_url: str = "") -> str:
-    """An element as Markdown (see :mod:`tui_agent.tools.render`)."""
+    """An element as Markdown (see :mod:`tui_agent.web.render`)."""
     return render(root, markdown=True, base_url=base_url)
 
 
 def render_text(root) -> str:
-    """An element as plain text (see :mod:`tui_agent.tools.render`)."""
+    """An element as plain text (see :mod:`tui_agent.web.render`)."""
     return render(root, markdown=False)
 
 
@@ -478,7 +478,7 @@ def to_page(body: bytes, content_type: str | None, url: str, max_chars: int | No
     """A fetched body as readable text: what a visit does between the network and the model.
 
     ``Page.method`` names the kind: for HTML how the main content was chosen ("readability",
-    "repaired", "vote"; see :mod:`tui_agent.tools.maintext`), "visible" or "none"; "text",
+    "repaired", "vote"; see :mod:`tui_agent.web.maintext`), "visible" or "none"; "text",
     "json", "pdf", or "binary" (then ``text`` is ""). A PDF that cannot be read raises
     :class:`ContentError`. ``max_chars`` bounds the text (``full_chars`` tells the whole length).
     ``fmt`` is "markdown" or "text" (plain text; only HTML differs between the two).

@@ -80,7 +80,7 @@ asked. Figures: ``benchmarks/bench_quality.py`` (quality) and ``benchmarks/bench
 
 **Output.** :func:`build_tree` prunes the page tree in place to the selected segments (data
 tables with a selected cell are kept whole so rows keep their columns), optionally stopping at
-a character budget; :mod:`tui_agent.tools.render` turns it into Markdown or plain text.
+a character budget; :mod:`tui_agent.web.render` turns it into Markdown or plain text.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ from lxml.etree import tostring as _tostring
 
 # --- page segmentation --------------------------------------------------------------------------
 
-from .render import BLOCK as BLOCK_TAGS, SKIP as SKIP_TAGS, is_layout_table, remove_following, skipped  # noqa: E402
+from tui_agent.web.render import BLOCK as BLOCK_TAGS, SKIP as SKIP_TAGS, is_layout_table, remove_following, skipped  # noqa: E402
 
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 MAX_DEPTH = 300

@@ -30,7 +30,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..config import Settings
+    from tui_agent.config import Settings
 
 ALLOWED_SCHEMES = ("http", "https")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)

@@ -20,9 +20,9 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from textual.widgets import Button, Input
 
-from .bridge import resolve
+from tui_agent.app.bridge import resolve
 
-EXIT_OK, EXIT_NO_ANSWER = 0, 1
+from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 
 # (title, help, action) for the command palette; shown only when the action is available.
 PALETTE: list[tuple[str, str, str]] = [
@@ -146,7 +146,7 @@ class ActionsMixin:
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id == "reject-reason":
             event.stop()
-            from .approval import Reject
+            from tui_agent.approval import Reject
 
             self._decide(Reject(event.value.strip() or "rejected by the user"))
 
@@ -177,7 +177,7 @@ class ActionsMixin:
     def action_submit_now(self) -> None:
         if not self._enabled("submit_now"):
             return
-        from .approval import SubmitNow
+        from tui_agent.approval import SubmitNow
 
         if self.pending is not None:
             self._decide(SubmitNow())
@@ -193,7 +193,7 @@ class ActionsMixin:
         if started is None:
             self.notify("No model call yet.")
             return
-        from .screens.inspector import InspectorScreen
+        from tui_agent.screens.inspector import InspectorScreen
 
         self.push_screen(InspectorScreen(started.messages, started.message_tokens, total=started.prompt_tokens,
                                          threshold=started.threshold, window=started.context_window,
@@ -214,7 +214,7 @@ class ActionsMixin:
 
     # -- actions: the answer ----------------------------------------------------------------------
     def _answer_document(self) -> str:
-        from .answer_file import answer_document
+        from tui_agent.answer_file import answer_document
 
         t = self.trace
         return answer_document(t.question, t.answer.text if t.answer else "", t.sources, session_id=t.session_id,
@@ -223,7 +223,7 @@ class ActionsMixin:
     def action_copy_answer(self) -> None:
         if self.trace.answer is None:
             return
-        from .trace_model import answer_markdown
+        from tui_agent.trace_model import answer_markdown
 
         self.copy_to_clipboard(answer_markdown(self.trace.answer.text, self.trace.sources))
         self.notify("The answer and its sources are on the clipboard.", title="Copied")
@@ -231,7 +231,7 @@ class ActionsMixin:
     def action_save_answer(self) -> None:
         if self.trace.answer is None:
             return
-        from .answer_file import save_answer
+        from tui_agent.answer_file import save_answer
 
         try:
             path = save_answer(self._answer_document(), self.trace.session_id, self.settings.resolved_data_dir())
@@ -244,7 +244,7 @@ class ActionsMixin:
     def action_change_model(self) -> None:
         if self.trace.active:
             return
-        from .screens.setup import ModelScreen
+        from tui_agent.screens.setup import ModelScreen
 
         ended = self.trace.ended
         note = (f"The last run ended with {ended.termination}. " if ended else "") + \
@@ -269,7 +269,7 @@ class ActionsMixin:
         self._ask_question()
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from tui_agent.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
 
@@ -278,7 +278,7 @@ class ActionsMixin:
         if importlib.util.find_spec("tui_agent.screens.sessions") is None:
             self.notify("The sessions browser is not available yet: use tui-agent sessions list.")
             return
-        from .screens.sessions import SessionsScreen  # type: ignore[import-not-found]
+        from tui_agent.screens.sessions import SessionsScreen  # type: ignore[import-not-found]
 
         store = self._open_store(self.settings)
         if store is None:
@@ -305,7 +305,7 @@ class ActionsMixin:
         if self.trace.active:
             self.notify("A run is active: finish it, or quit it, before forking a session.", severity="warning")
             return
-        from .resume import fork
+        from tui_agent.session.resume import fork
 
         try:
             new_id = fork(self._open_store(self.settings), session_id, step, system_prompt)
@@ -319,7 +319,7 @@ class ActionsMixin:
         if not self.trace.active:
             self.exit(self._exit_code(), return_code=self._exit_code())
             return
-        from .screens.confirm import ConfirmScreen
+        from tui_agent.screens.confirm import ConfirmScreen
 
         sid = self.trace.session_id
         self.push_screen(ConfirmScreen(
@@ -346,12 +346,12 @@ class ActionsMixin:
 
 
 def _approve(arguments: Any, **kw: Any) -> Any:
-    from .approval import Approve
+    from tui_agent.approval import Approve
 
     return Approve(arguments, **kw)
 
 
 def _inspector_cls() -> type:
-    from .screens.inspector import InspectorScreen
+    from tui_agent.screens.inspector import InspectorScreen
 
     return InspectorScreen

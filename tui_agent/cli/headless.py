@@ -8,14 +8,14 @@ import sys
 import time
 from typing import Any, Callable, TextIO
 
-from .approval import Approve, ApprovalRequest, PolicyApprover, Reject, SubmitNow
-from .events import (
+from tui_agent.approval import Approve, ApprovalRequest, PolicyApprover, Reject, SubmitNow
+from tui_agent.session.events import (
     ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded,
     ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded,
     ToolProgress,
 )
-from .hygiene import strip_controls
-from .tools.base import validate_arguments
+from tui_agent.hygiene import strip_controls
+from tui_agent.tools.base import validate_arguments
 
 OBSERVATION_PREVIEW_LINES = 12
 THOUGHT_PREVIEW_CHARS = 2000

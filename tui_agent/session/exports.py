@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import (
+from tui_agent.session.events import (
     ActionProposed, AnswerEvent, Decision, Event, ModelCallEnded, ModelCallStarted, Observation,
     RunEnded, RunStarted, SourceAdded,
 )
-from .hygiene import redact, strip_controls
+from tui_agent.hygiene import redact, strip_controls
 
 OBSERVATION_EXCERPT_CHARS = 1500
 THOUGHT_EXCERPT_CHARS = 3000
