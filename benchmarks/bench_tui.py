@@ -247,7 +247,7 @@ async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]
         app = ResearchApp(settings, "stream please", tools=ToolRegistry([NoteTool()]))
 
         def received() -> int:  # characters of streamed text the UI has taken in
-            step = app.trace.steps.get(1)
+            step = app.session.steps.get(1)
             return len(step.live_thought) if step else 0
 
         async with app.run_test(size=(120, 40)):
@@ -318,7 +318,7 @@ async def _memory(steps: int, tmp: Path, tui: bool = True) -> tuple[float, float
             await pilot.pause(0.3)
             trim()
             base = rss_mb()
-            await drive(lambda: app.trace.ended is not None)
+            await drive(lambda: app.session.ended is not None)
             await pilot.pause(0.5)
             after = rss_mb()
             trim()

@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any
 
-from tui_agent.approval import Approve, AutoApprover
+from tui_agent.approval import Approve
 from tui_agent.config import Settings
 from tui_agent.engine import Engine
 from tui_agent.session.events import Event
@@ -118,5 +118,5 @@ def make_engine(chat: Any, *tools: Tool, sleeps: list | None = None, approver: A
     if clock is not None:
         kw["clock"] = clock
     engine = Engine(settings, "What is the answer?", tools=ToolRegistry(list(tools) or [NoteTool()]), llm=llm,
-                    approver=approver or AutoApprover(), emit=rec, session_id="test-session", **kw)
+                    approver=approver, emit=rec, session_id="test-session", **kw)
     return engine, rec

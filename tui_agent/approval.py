@@ -1,15 +1,19 @@
-"""Approval of tool calls: typed decisions and the policies around a front end's asker.
+"""Approval of tool calls: typed decisions, the request, and the seam front ends implement.
 
-The engine asks ``await approver.decide(request)`` and gets one of ``Approve``, ``Reject`` or
-``SubmitNow``. A front end answers by resolving ``request.future`` (toad's habit); policies
-(auto mode, always-allow per tool) answer before the user is asked.
+The engine applies the run's policy itself (auto mode and always-allowed tools are session
+state, see ``session.fold.ApprovalPolicy``) and asks an :class:`Approver` only when a person must
+decide: ``await approver.decide(request)`` returns one of :class:`Approve`, :class:`Reject` or
+:class:`SubmitNow`. Event-driven front ends answer by resolving ``request.future`` (toad's
+habit): :class:`FutureApprover`.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Union
+from typing import Any, Callable, Protocol, Union
+
+from tui_agent.session.events import DecisionKind
 
 
 @dataclass
@@ -17,7 +21,7 @@ class Approve:
     arguments: Any
     edited: bool = False
     auto: bool = False
-    always: bool = False  # also approve this tool for the rest of the session
+    always: bool = False  # also approve this tool for the rest of the run
 
 
 @dataclass
@@ -43,44 +47,51 @@ class ApprovalRequest:
     future: asyncio.Future | None = field(default=None, repr=False)
 
 
-class AutoApprover:
-    """Approves everything (``--yes``)."""
+class Approver(Protocol):
+    """What the engine asks when a person must decide on a tool call."""
 
-    async def decide(self, request: ApprovalRequest) -> DecisionT:
-        return Approve(request.arguments, auto=True)
-
-
-class PolicyApprover:
-    """Asks ``ask(request)`` unless auto mode is on or the tool is always allowed."""
-
-    def __init__(self, ask: Callable[[ApprovalRequest], Awaitable[DecisionT]], *, auto: bool = False) -> None:
-        self.ask = ask
-        self.auto = auto
-        self.always: set[str] = set()
-
-    async def decide(self, request: ApprovalRequest) -> DecisionT:
-        if self.auto or request.tool in self.always:
-            return Approve(request.arguments, auto=True)
-        decision = await self.ask(request)
-        if isinstance(decision, Approve) and decision.always:
-            self.always.add(request.tool)
-        return decision
+    async def decide(self, request: ApprovalRequest) -> DecisionT: ...
 
 
-class FutureApprover(PolicyApprover):
+class FutureApprover:
     """For event-driven front ends: each request carries a future the UI resolves."""
 
-    def __init__(self, notify: Callable[[ApprovalRequest], None], *, auto: bool = False) -> None:
-        super().__init__(self._ask, auto=auto)
+    def __init__(self, notify: Callable[[ApprovalRequest], None]) -> None:
         self.notify = notify
         self.pending: ApprovalRequest | None = None
 
-    async def _ask(self, request: ApprovalRequest) -> DecisionT:
-        loop = asyncio.get_running_loop()
-        request.future = loop.create_future()
+    async def decide(self, request: ApprovalRequest) -> DecisionT:
+        request.future = asyncio.get_running_loop().create_future()
         self.pending = request
         self.notify(request)
         try:
             return await request.future
         finally:
             self.pending = None
+
+
+def decision_kind(decision: DecisionT) -> DecisionKind:
+    match decision:
+        case SubmitNow():
+            return DecisionKind.SUBMIT
+        case Reject():
+            return DecisionKind.REJECTED
+        case Approve(edited=True):
+            return DecisionKind.EDITED
+        case Approve(auto=True):
+            return DecisionKind.AUTO
+        case _:
+            return DecisionKind.APPROVED
+
+
+def recorded_decision(kind: DecisionKind | None, arguments: Any, reason: str) -> DecisionT | None:
+    """The typed decision a stored Decision event stands for (None when there was none)."""
+    match kind:
+        case None:
+            return None
+        case DecisionKind.SUBMIT:
+            return SubmitNow()
+        case DecisionKind.REJECTED:
+            return Reject(reason)
+        case _:
+            return Approve(arguments, edited=kind == DecisionKind.EDITED, auto=kind == DecisionKind.AUTO)

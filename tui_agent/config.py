@@ -70,6 +70,7 @@ class Settings:
     # --- prompts, storage, front ends -----------------------------------------------------
     system_prompt_file: str | None = _doc("File replacing the built-in system prompt template ({tools}, {date} are filled in).", default=None)
     data_dir: str | None = _doc("Directory of the session database; unset: the XDG user data directory.", default=None)
+    export_dir: str | None = _doc("Folder the TUI offers for saved answers and exported reports (you can change the path each time); unset: the XDG documents folder's tui-agent/ (~/Documents/tui-agent).", default=None)
     theme: str = _doc("TUI theme name (shipped in themes/ or a user theme file).", default="tui-dark")
     auto_approve: bool = _doc("Approve every tool call without asking (--yes).", default=False)
     breakpoint: bool = _doc("Pause before every model call in the TUI.", default=False)
@@ -81,6 +82,13 @@ class Settings:
         import platformdirs
 
         return Path(platformdirs.user_data_dir(APP_NAME))
+
+    def resolved_export_dir(self) -> Path:
+        if self.export_dir:
+            return Path(self.export_dir).expanduser()
+        import platformdirs
+
+        return Path(platformdirs.user_documents_dir()) / APP_NAME
 
     def summary(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -219,10 +227,21 @@ def load_settings(
     return validate(s, "settings")
 
 
-def save_setting(key: str, value: Any, path: Path | None = None) -> None:
-    """Remember one setting in config.toml (used for the theme choice), keeping the other lines."""
+# Permissions of a config file that holds a secret (the API key): readable by its owner only.
+PRIVATE_FILE_MODE = 0o600
+
+
+def save_setting(key: str, value: Any, path: Path | None = None, *, private: bool = False) -> None:
+    """Remember one setting in config.toml (the theme, a chosen model), keeping the other lines.
+
+    ``private`` (an API key): the file is made readable and writable by its owner only, before
+    the secret is written into it.
+    """
     path = path or config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
+    if private:
+        path.touch(mode=PRIVATE_FILE_MODE, exist_ok=True)
+        os.chmod(path, PRIVATE_FILE_MODE)
     lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
     rendered = f"{key} = {_toml_value(value)}"
     for i, line in enumerate(lines):

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from typing import Any, Callable
 
+from tui_agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.engine import BreakpointHook, Engine, RunState
-from tui_agent.session.events import Event
+from tui_agent.engine import BreakpointHook, Engine, Replay
 from tui_agent.llm import LLM
+from tui_agent.session.events import Event
+from tui_agent.session.fold import SessionState
 from tui_agent.session.store import Store, new_session_id
-from tui_agent.tools.base import SourceRegistry, ToolRegistry
+from tui_agent.tools.base import ToolRegistry
 
 
 class Run:
@@ -22,17 +25,14 @@ class Run:
         question: str,
         *,
         store: Store | None,
-        approver: Any,
+        approver: Approver | None,
         listeners: list[Callable[[Event], None]] | None = None,
         session_id: str | None = None,
         before_call: BreakpointHook | None = None,
         llm: LLM | None = None,
-        state: RunState | None = None,
-        sources: SourceRegistry | None = None,
+        state: SessionState | None = None,
         system_prompt: str | None = None,
-        replay: Any = None,
-        parent_id: str | None = None,
-        fork_step: int | None = None,
+        replay: Replay | None = None,
         tools: ToolRegistry | None = None,
         http: Any = None,
     ) -> None:
@@ -45,17 +45,17 @@ class Run:
         self.before_call = before_call
         self.llm = llm
         self.state = state
-        self.sources = sources
         self.system_prompt = system_prompt
         self.replay = replay
-        self.parent_id = parent_id
-        self.fork_step = fork_step
         # Injected tools (tests, embedders) bring their own HTTP client (``http``), if they need one.
         self.tools = tools
         self.http = http
         self.engine: Engine | None = None
         self.store_error: str | None = None
+        self.interrupted: str | None = None  # the signal that stopped the run, if one did
         self._submit_early = False
+        self._auto_early: bool | None = None
+        self._task: asyncio.Task | None = None
 
     def _emit(self, event: Event) -> None:
         if self.store is not None:
@@ -68,6 +68,7 @@ class Run:
             listener(event)
 
     async def start(self) -> dict[str, Any]:
+        self._task = asyncio.current_task()
         if self.tools is None:
             from tui_agent.tools import build_registry
             from tui_agent.web.net import make_client
@@ -77,17 +78,23 @@ class Run:
             tools, client = self.tools, contextlib.nullcontext(self.http)
         if self.store is not None and self.state is None:
             self.store.create_session(self.session_id, self.question, self.settings.model or "",
-                                      self.settings.summary(), self.parent_id, self.fork_step)
-        async with client as http:
-            self.engine = Engine(
-                self.settings, self.question, tools=tools, llm=self.llm,
-                approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
-                state=self.state, sources=self.sources, before_call=self.before_call,
-                system_prompt=self.system_prompt, replay=self.replay,
-            )
-            if self._submit_early:
-                self.engine.request_submit()
-            return await self.engine.run()
+                                      self.settings.summary())
+        try:
+            async with client as http:
+                self.engine = Engine(
+                    self.settings, self.question, tools=tools, llm=self.llm,
+                    approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
+                    state=self.state, before_call=self.before_call,
+                    system_prompt=self.system_prompt, replay=self.replay,
+                )
+                if self._submit_early:
+                    self.engine.request_submit()
+                if self._auto_early is not None:
+                    self.engine.set_auto(self._auto_early)
+                return await self.engine.run()
+        finally:
+            if self.interrupted and self.store is not None:
+                self.store.mark_interrupted(self.session_id)
 
     def request_submit(self) -> None:
         """Submit now; before the engine exists the request is kept for it."""
@@ -95,3 +102,23 @@ class Run:
             self.engine.request_submit()
         else:
             self._submit_early = True
+
+    def set_auto(self, on: bool) -> None:
+        """Auto mode for this run; before the engine exists the choice is kept for it."""
+        if self.engine is not None:
+            self.engine.set_auto(on)
+        else:
+            self._auto_early = on
+
+    def auto_approving(self) -> bool | None:
+        """Whether this run approves calls without asking (None: not decided here yet)."""
+        return self.engine.auto_approving if self.engine is not None else self._auto_early
+
+    def interrupt(self, reason: str) -> None:
+        """A signal (SIGTERM, SIGHUP) stops the run: the session is marked interrupted at once
+        (and again once the engine has stopped) and stays resumable."""
+        self.interrupted = reason
+        if self.store is not None:
+            self.store.mark_interrupted(self.session_id)
+        if self._task is not None and not self._task.done():
+            self._task.cancel()

@@ -52,7 +52,8 @@ def test_run_json_search_visit_answer_and_the_stored_trace_matches_what_was_prin
                "--allow-private-urls", "--no-extract", env=env | {"OPENAI_API_KEY": "sk-test-not-real-000000"})
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
-    assert set(result) == {"session_id", "question", "answer", "answer_tagged", "unsupported", "termination",
+    assert set(result) == {"session_id", "question", "answer", "answer_tagged", "answer_truncated", "unsupported",
+                           "termination",
                            "model_calls", "tool_calls", "prompt_tokens", "total_tokens", "cost_usd", "elapsed_s",
                            "sources"}
     assert result["answer"] == "The answer is 42 [1]."

@@ -41,12 +41,12 @@ async def search(queries, settings, tool=None):
 
 def test_schema_takes_one_to_five_non_empty_queries():
     tool = SearchTool()
-    assert validate_arguments(tool, {"query": ["tides"]}) is None
-    assert validate_arguments(tool, {"query": []})
-    assert validate_arguments(tool, {"query": [""]})
-    assert validate_arguments(tool, {"query": ["q"] * 6})
-    assert validate_arguments(tool, {"query": "tides"})
-    assert validate_arguments(tool, {"query": ["q"], "extra": 1})
+    assert validate_arguments(tool.name, tool.parameters, {"query": ["tides"]}) is None
+    assert validate_arguments(tool.name, tool.parameters, {"query": []})
+    assert validate_arguments(tool.name, tool.parameters, {"query": [""]})
+    assert validate_arguments(tool.name, tool.parameters, {"query": ["q"] * 6})
+    assert validate_arguments(tool.name, tool.parameters, {"query": "tides"})
+    assert validate_arguments(tool.name, tool.parameters, {"query": ["q"], "extra": 1})
 
 
 async def test_searxng_results_are_numbered_with_title_url_and_snippet(searx_server):

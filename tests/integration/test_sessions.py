@@ -14,13 +14,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 
 from tests.helpers import NoteTool, call, make_engine
 from tests.integration.test_cli import ARTICLE, cli, isolated_env
 from tests.servers import Reply
 from tui_agent.session.events import Notice
-from tui_agent.session.store import Store, _SCHEMA_V1, _run_script
+from tui_agent.session.store import SCHEMA_VERSION, Store, _SCHEMA_V1, _run_script
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 
@@ -152,7 +151,7 @@ def test_resuming_a_finished_session_says_so_and_exits_2(tmp_path, chat_server, 
     again = cli("run", "--resume", sid, *run_args(chat_server, searx_server), env=isolated_env(tmp_path))
     assert again.returncode == 2 and "finished" in again.stderr and sid in again.stderr
     unknown = cli("run", "--resume", "no-such-id", *run_args(chat_server, searx_server), env=isolated_env(tmp_path))
-    assert unknown.returncode == 2 and "no session with id 'no-such-id'" in unknown.stderr
+    assert unknown.returncode == 2 and "no session with an id starting 'no-such-id'" in unknown.stderr
     assert "Traceback" not in unknown.stderr
 
 
@@ -229,7 +228,7 @@ def test_a_first_schema_database_is_migrated(tmp_path):
                  (json.dumps(ended),))
     conn.close()
     store = Store(tmp_path)
-    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     row = store.get_session("old")
     assert (row.question, row.tool_calls, row.tokens) == ("old question", 4, 1234)
 

@@ -98,14 +98,14 @@ def long_article(paragraphs: int = 700) -> str:
 
 def test_schema_takes_one_to_five_urls_and_a_goal():
     tool = VisitTool()
-    assert validate_arguments(tool, {"url": ["https://e.org"], "goal": "g"}) is None
-    assert "goal" in validate_arguments(tool, {"url": ["https://e.org"]})
-    assert validate_arguments(tool, {"url": [], "goal": "g"})
-    assert validate_arguments(tool, {"url": ["https://e.org/"] * 6, "goal": "g"})
-    assert validate_arguments(tool, {"url": [""], "goal": "g"})
+    assert validate_arguments(tool.name, tool.parameters, {"url": ["https://e.org"], "goal": "g"}) is None
+    assert "goal" in validate_arguments(tool.name, tool.parameters, {"url": ["https://e.org"]})
+    assert validate_arguments(tool.name, tool.parameters, {"url": [], "goal": "g"})
+    assert validate_arguments(tool.name, tool.parameters, {"url": ["https://e.org/"] * 6, "goal": "g"})
+    assert validate_arguments(tool.name, tool.parameters, {"url": [""], "goal": "g"})
     assert "format" not in json.dumps(tool.parameters)
     # a scheme is the guard's business: file: passes the schema and is refused with its message
-    assert validate_arguments(tool, {"url": ["file:///etc/passwd"], "goal": "g"}) is None
+    assert validate_arguments(tool.name, tool.parameters, {"url": ["file:///etc/passwd"], "goal": "g"}) is None
 
 
 # --- reading pages ----------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def make_app(chat: Any, tmp_path: Any, question: str | None = QUESTION, *, tool:
     return app, tool
 
 
-async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0, what: str = "") -> None:
+async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 40.0, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -69,7 +69,7 @@ async def wait_pending(pilot: Any, app: ResearchApp, call_n: int = 1) -> None:
 
 
 async def wait_ended(pilot: Any, app: ResearchApp) -> None:
-    await wait_until(pilot, lambda: app.trace.ended is not None, what="the end of the run")
+    await wait_until(pilot, lambda: app.session.ended is not None, what="the end of the run")
     await pilot.pause()
 
 

@@ -16,16 +16,16 @@ async def test_approve_runs_the_call_and_shows_the_answer(chat_server, tmp_path)
     app, tool = make_app(chat_server, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
-        assert app.trace.state_label == "awaiting approval"
+        assert app.status_label() == "awaiting approval"
         assert app.main.header.state == "awaiting approval"
         assert tool.runs == []
         await pilot.press("a")
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "life"}]
-        assert app.trace.state_label == "ended: answer"
+        assert app.status_label() == "ended: answer"
         assert app.last_result["answer"] == "It is 42 [1]."
         assert "the answer is 42" in user_contents(chat_server.requests[1])[-1]
-        assert app.trace.calls["c1"].label == "approved"
+        assert app.session.calls["c1"].label == "approved"
         await wait_until(pilot, lambda: "It is 42 [1]." in app.main.query_one("#answer").text)
         assert "https://notes.example/life" in app.main.query_one("#answer").text
 
@@ -71,7 +71,7 @@ async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(
         await pilot.press("ctrl+s")
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "edited"}]
-        assert app.trace.calls["c1"].label == "edited"
+        assert app.session.calls["c1"].label == "edited"
         assert "Notes on edited" in user_contents(chat_server.requests[1])[-1]
 
 
@@ -105,7 +105,7 @@ async def test_reject_with_a_reason_reaches_the_model(chat_server, tmp_path):
         assert tool.runs == []
         assert "The user rejected this call. Reason: search something narrower" in \
             user_contents(chat_server.requests[1])[-1]
-        assert app.trace.calls["c1"].label == "rejected"
+        assert app.session.calls["c1"].label == "rejected"
 
 
 async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
@@ -119,19 +119,22 @@ async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
         await pilot.press("A")
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "a"}, {"topic": "b"}, {"topic": "c"}]
-        assert [app.trace.calls[c].label for c in ("c1", "c2", "c3")] == ["approved", "auto", "auto"]
+        assert [app.session.calls[c].label for c in ("c1", "c2", "c3")] == ["approved", "auto", "auto"]
         assert asked == []  # nothing asked after c1
 
 
-async def test_auto_mode_asks_nothing(chat_server, tmp_path):
+async def test_auto_mode_asks_nothing_for_that_run_only(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
     app, tool = make_app(chat_server, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.main.ready.is_set(), what="the main screen")
         await pilot.press("y")
-        assert app.auto and app.main.header.auto
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "a"}, {"topic": "b"}]
-        assert [c.label for c in app.trace.calls.values()] == ["auto", "auto"]
+        assert [c.label for c in app.session.calls.values()] == ["auto", "auto"]
+        assert app.session.approval.auto  # the run's own policy, as folded from its events
+        # The run is over: auto mode does not carry over to the next run.
+        assert not app.auto_on() and not app.main.header.auto
 
 
 async def test_auto_mode_switched_on_at_a_prompt_approves_it(chat_server, tmp_path):

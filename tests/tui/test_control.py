@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from textual.widgets import Input, TextArea
 
@@ -28,12 +27,12 @@ async def test_submit_now_during_a_stream_forces_the_answer_with_the_last_observ
     )
     app, tool = make_app(chat_server, tmp_path, auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: 2 in app.trace.steps and len(app.trace.steps[2].live_thought) > 40,
+        await wait_until(pilot, lambda: 2 in app.session.steps and len(app.session.steps[2].live_thought) > 40,
                          what="streamed thinking of step 2")
         assert "long thinking" in app.main.query_one("#thought").text
         await pilot.press("s")
         await wait_ended(pilot, app)
-        assert app.trace.ended.termination == "user_submit"
+        assert app.session.ended.termination == "user_submit"
         assert app.last_result["answer"] == "submitted"
         forced = chat_server.requests[-1]["messages"]
         assert "Notes on first" in forced[-1]["content"] and FORCED_MARK in forced[-1]["content"]
@@ -47,14 +46,14 @@ async def test_submit_now_button_during_a_pending_approval(chat_server, tmp_path
         await wait_pending(pilot, app, 1)
         await pilot.press("a")
         await wait_pending(pilot, app, 2)
-        await pilot.click("#submit")
+        await pilot.click("#submit_now")
         await wait_ended(pilot, app)
-        assert app.trace.ended.termination == "user_submit"
+        assert app.session.ended.termination == "user_submit"
         assert tool.runs == [{"topic": "a"}]
         forced = chat_server.requests[-1]["messages"]
         assert any("Notes on a" in m["content"] for m in forced)
         assert "Not run: the user asked for the answer now." in forced[-1]["content"]
-        assert app.trace.calls["c2"].label == "not run"
+        assert app.session.calls["c2"].label == "not run"
 
 
 async def test_breakpoint_edit_of_the_system_prompt_is_what_the_server_receives(chat_server, tmp_path):
@@ -131,7 +130,7 @@ async def test_submit_now_at_a_breakpoint(chat_server, tmp_path):
                          what="the pause before step 2")
         await pilot.press("s")
         await wait_ended(pilot, app)
-        assert app.trace.ended.termination == "user_submit"
+        assert app.session.ended.termination == "user_submit"
         assert app.screen is app.main
         assert len(chat_server.requests) == 2 and "Notes on a" in chat_server.requests[1]["messages"][-1]["content"]
 
@@ -141,7 +140,7 @@ async def test_model_error_then_retry_with_another_model_is_a_new_session(chat_s
     app, tool = make_app(chat_server, tmp_path, require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
-        assert app.trace.ended.termination == "model_error"
+        assert app.session.ended.termination == "model_error"
         assert app.main.header.state == "ended: model_error"
         assert any("Model error" in n.message for n in app._notifications)
         assert app.is_running
@@ -149,14 +148,14 @@ async def test_model_error_then_retry_with_another_model_is_a_new_session(chat_s
         assert isinstance(app.screen, ModelScreen)
         app.screen.query_one("#model-input", Input).value = "openai/other-model"
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.trace.ended is not None and app.trace.session_id != SESSION_ID)
-        assert app.trace.ended.termination == "answer"
+        await wait_until(pilot, lambda: app.session.ended is not None and app.session.session_id != SESSION_ID)
+        assert app.session.ended.termination == "answer"
         assert chat_server.requests[-1]["model"] == "other-model"
         assert app.main.header.model == "openai/other-model"
         store = Store(tmp_path / "data")
         sessions = {s.id: s for s in store.list_sessions()}
         assert sessions[SESSION_ID].termination == "model_error"
-        assert sessions[app.trace.session_id].termination == "answer"
+        assert sessions[app.session.session_id].termination == "answer"
 
 
 async def test_steps_can_be_browsed_while_the_run_waits(chat_server, tmp_path):
@@ -180,19 +179,33 @@ async def test_steps_can_be_browsed_while_the_run_waits(chat_server, tmp_path):
         await wait_ended(pilot, app)
 
 
-async def test_copy_and_save_the_answer(chat_server, tmp_path, monkeypatch):
+async def test_copy_says_what_it_did_and_save_asks_where_in_the_export_folder(chat_server, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     chat_server.script(call("lookup", topic="life"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    exports = tmp_path / "exports"
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True, export_dir=str(exports))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         await pilot.press("C")
         assert "It is 42 [1]." in app.clipboard and "https://notes.example/life" in app.clipboard
+        assert any("OSC 52" in n.message and "ignores" in n.message for n in app._notifications)
         await pilot.press("W")
-        saved = Path(tmp_path / f"answer-{SESSION_ID}.md")
+        await pilot.pause()
+        box = app.screen.query_one("#path-input", Input)
+        assert box.value == str(exports / f"answer-{SESSION_ID}.md")  # pre-filled, nothing written yet
+        assert not exports.exists() and not list(tmp_path.glob("answer-*.md"))
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = exports / f"answer-{SESSION_ID}.md"
         text = saved.read_text()
         assert "# What is the answer to life?" in text and "[1]" in text and "notes.example/life" in text
         assert any(str(saved) in n.message for n in app._notifications)
+        await pilot.press("W")
+        await pilot.pause()
+        app.screen.query_one("#path-input", Input).value = str(tmp_path / "elsewhere" / "mine.md")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (tmp_path / "elsewhere" / "mine.md").read_text() == text
 
 
 async def test_quit_asks_while_a_run_is_active_and_the_session_stays(chat_server, tmp_path):
@@ -239,7 +252,7 @@ async def test_a_quit_session_is_resumed_from_the_command_line_and_the_browser_h
         await wait_until(pilot, lambda: not app.is_running, what="the app to exit")
     assert Store(tmp_path / "data").get_session(SESSION_ID).termination == "cancelled"
 
-    from tests.helpers import NoteTool, settings_for
+    from tests.helpers import settings_for
     from tui_agent.app.application import ResearchApp
     from tui_agent.tools.base import ToolRegistry
 
@@ -251,8 +264,8 @@ async def test_a_quit_session_is_resumed_from_the_command_line_and_the_browser_h
         assert "What is the answer to life?" in str(app2.main.query_one("#question").render())
         await pilot.press("a")
         await wait_ended(pilot, app2)
-        assert app2.trace.ended.termination == "answer" and tool.runs == [{"topic": "a"}]
-        assert app2.trace.session_id == SESSION_ID
+        assert app2.session.ended.termination == "answer" and tool.runs == [{"topic": "a"}]
+        assert app2.session.session_id == SESSION_ID
 
 
 async def test_the_sessions_browser_opens_from_the_app_with_its_store(chat_server, tmp_path):
@@ -261,8 +274,9 @@ async def test_the_sessions_browser_opens_from_the_app_with_its_store(chat_serve
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         assert "Sessions" in {c.title for c in app.get_system_commands(app.screen)}
-        await app.run_action("sessions")
-        await pilot.pause()
+        await pilot.press("o")
         from tui_agent.screens.sessions import SessionsScreen
+
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the browser")
 
         assert isinstance(app.screen, SessionsScreen) and app.screen.store is app.store

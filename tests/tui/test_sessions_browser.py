@@ -6,21 +6,24 @@ from textual.app import App
 from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.helpers import NoteTool, call, make_engine
+from tui_agent.config import Settings
 from tui_agent.session.events import Notice, RunStarted
 from tui_agent.screens.sessions import SessionsScreen, SessionViewScreen
 from tui_agent.session.store import Store
 
 
 class Host(App):
+    """A bare app around the browser: it records the resume and fork hooks the browser calls."""
+
     def __init__(self, store: Store, export_dir) -> None:
         super().__init__()
         self.store = store
-        self.export_dir = export_dir
+        self.settings = Settings(export_dir=str(export_dir))
         self.forks: list[tuple] = []
         self.resumes: list[str] = []
 
     def on_mount(self) -> None:
-        self.push_screen(SessionsScreen(self.store, self.export_dir))
+        self.push_screen(SessionsScreen(self.store))
 
     def fork_session(self, sid: str, step: int, prompt: str | None) -> None:
         self.forks.append((sid, step, prompt))
@@ -42,6 +45,7 @@ async def recorded_session(tmp_path, chat_server) -> Store:
     store.append(RunStarted(session_id="s-unfinished", question="An unfinished question about tea", model="m",
                             system_prompt="sys"))
     store.append(Notice(session_id="s-unfinished", text="killed"))
+    store.mark_interrupted("s-unfinished")  # its process died
     return store
 
 
@@ -78,7 +82,7 @@ async def test_fork_from_the_viewer_passes_the_edited_prompt(tmp_path, chat_serv
     app = Host(store, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        app.push_screen(SessionViewScreen(store, "s-recorded", tmp_path))
+        app.push_screen(SessionViewScreen(store, "s-recorded"))
         await pilot.pause()
         await pilot.press("right", "f")
         await pilot.pause()
@@ -90,16 +94,23 @@ async def test_fork_from_the_viewer_passes_the_edited_prompt(tmp_path, chat_serv
         assert app.forks == [("s-recorded", 2, "A NEW SYSTEM PROMPT")]
 
 
-async def test_export_writes_the_report_and_delete_asks_first(tmp_path, chat_server):
+async def test_export_asks_where_then_writes_the_report_and_delete_asks_first(tmp_path, chat_server, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     store = await recorded_session(tmp_path, chat_server)
-    app = Host(store, tmp_path)
+    app = Host(store, tmp_path / "exports")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         app.screen.query_one("#filter", Input).value = "life"
         await pilot.pause()
         app.screen.query_one(DataTable).focus()
         await pilot.press("x")
-        report = (tmp_path / "tui-agent-session-s-recorded.md").read_text()
+        await pilot.pause()
+        box = app.screen.query_one("#path-input", Input)
+        assert box.value == str(tmp_path / "exports" / "tui-agent-session-s-recorded.md")
+        assert not list(tmp_path.rglob("tui-agent-session-*.md"))  # nothing written before the path is confirmed
+        await pilot.press("enter")
+        await pilot.pause()
+        report = (tmp_path / "exports" / "tui-agent-session-s-recorded.md").read_text()
         assert "## Sources" in report and "42 [1]" in report
         await pilot.press("d")
         await pilot.pause()
@@ -129,3 +140,41 @@ async def test_resume_is_offered_only_for_unfinished_sessions(tmp_path, chat_ser
         await pilot.press("R")
         await pilot.pause()
         assert app.resumes == ["s-unfinished"]  # finished: refused with a notification
+
+
+async def test_browser_keys_act_on_the_viewed_session_and_escape_clears_the_filter_first(tmp_path, chat_server):
+    store = await recorded_session(tmp_path, chat_server)
+    app = Host(store, tmp_path / "exports")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        box = app.screen.query_one("#filter", Input)
+        await pilot.press("slash")
+        await pilot.press(*"s-rec")  # an id prefix filters too
+        await pilot.pause()
+        assert table_ids(app) == ["s-recorded"]
+        await pilot.press("escape")  # clears the filter; the browser stays
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen) and box.value == "" and len(table_ids(app)) == 2
+        await pilot.press("escape")  # leaves the filter; still the browser
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+        box.value = "life"
+        await pilot.pause()
+        app.screen.query_one(DataTable).focus()
+        await pilot.press("C")  # the selected session's answer, not a live run's
+        assert app.clipboard.startswith("42 [1]") and "notes.example/life" in app.clipboard
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionViewScreen)
+        await pilot.press("W")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = tmp_path / "exports" / "answer-s-recorded.md"
+        assert "42 [1]" in saved.read_text() and "# What is the answer?" in saved.read_text()
+        await pilot.press("escape", "escape")  # back to the list; then the filter "life" is cleared
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen) and box.value == ""
+        await pilot.press("escape")  # and only now the browser closes
+        await pilot.pause()
+        assert not isinstance(app.screen, (SessionsScreen, SessionViewScreen))

@@ -39,7 +39,7 @@ def test_running(snap_compare, chat_server, tmp_path, fixed_date, size):
     async def run_before(pilot):
         await wait_pending(pilot, app)
         await pilot.press("a")
-        await wait_until(pilot, lambda: 2 in app.trace.steps and "overstated" in app.trace.steps[2].live_thought)
+        await wait_until(pilot, lambda: 2 in app.session.steps and "overstated" in app.session.steps[2].live_thought)
         await _settle(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)

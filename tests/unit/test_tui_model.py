@@ -1,15 +1,16 @@
-"""The TUI's pure parts: stream splitting, wrapping, the trace model, gauge text, answer files."""
+"""The TUI's pure parts: stream splitting, wrapping, the folded state it renders, gauge text, the answer file."""
 
 from __future__ import annotations
 
 import random
 
-from tui_agent.answer_file import answer_document, save_answer
 from tui_agent.session.events import (
     ActionProposed, AnswerEvent, Decision, ModelCallEnded, ModelCallStarted, Observation, RunEnded, RunStarted,
     SourceAdded,
 )
-from tui_agent.trace_model import ANSWER, CALL, THOUGHT, Source, StreamSplitter, Trace, answer_markdown
+from tui_agent.session.exports import answer_document, answer_markdown, write_file
+from tui_agent.session.fold import Status, fold
+from tui_agent.session.live import ANSWER, CALL, THOUGHT, StreamSplitter
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge, clock, fill_level
 from tui_agent.widgets.trace_panes import wrap_line
 
@@ -62,16 +63,14 @@ def _events():
     yield RunEnded(termination="answer", result={"cost_usd": None})
 
 
-def test_trace_folds_events_into_steps_calls_and_state():
-    t = Trace()
-    for e in _events():
-        t.apply(e)
-    assert t.state_label == "ended: answer" and not t.active
-    assert t.steps[1].thought == "thinking" and t.measured_prompt_tokens == 120 and t.model_calls == 1
+def test_the_fold_gives_steps_calls_sources_and_status():
+    t = fold(_events())
+    assert t.status == Status.ENDED and not t.active and t.ended.termination == "answer"
+    assert t.steps[1].thought == "thinking" and t.steps[1].prompt_tokens == 120 and t.model_calls == 1
     call = t.calls["c1"]
     assert call.label == "edited" and call.arguments == {"topic": "b"} and call.observation == "obs"
     assert t.cost_usd is None
-    md = answer_markdown(t.answer.text, t.sources)
+    md = answer_markdown(t.answer.text, t.source_list())
     assert "**[1]** [A (page)](https://e.x/a)" in md
 
 
@@ -89,10 +88,9 @@ def test_gauge_never_shows_zero_dollars_and_marks_measured_tokens():
     assert clock(3725) == "1:02:05" and clock(75) == "1:15"
 
 
-def test_answer_file_is_written_in_the_current_directory(tmp_path):
-    doc = answer_document("Q?", "A [1].", [Source(1, "https://e.x", "E")], session_id="s1", model="m",
-                          termination="answer")
-    path = save_answer(doc, "s1", tmp_path / "data", cwd=tmp_path)
-    assert path == (tmp_path / "answer-s1.md").resolve()
+def test_the_answer_document_holds_question_answer_sources_and_run_facts(tmp_path):
+    doc = answer_document(fold(_events()))
+    path = write_file(tmp_path / "new" / "answer.md", doc)
     text = path.read_text()
-    assert text.startswith("# Q?") and "[E](https://e.x)" in text and "session `s1`" in text
+    assert text.startswith("# q?") and "It is 42 [1]." in text and "[A (page)](https://e.x/a)" in text
+    assert "session `s1`" in text and "ended: answer" in text

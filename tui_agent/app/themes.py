@@ -21,6 +21,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -145,3 +146,24 @@ def load_themes(dirs: list[Path] | None = None) -> LoadedThemes:
             out.themes[theme.name] = theme
             out.origin[theme.name] = path
     return out
+
+
+def install(app: Any, wanted: str | None, dirs: list[Path] | None = None) -> list[str]:
+    """Register every theme with ``app`` and switch to ``wanted`` (or the default); returns the
+    problems to show (one per bad file, and a missing or unusable choice)."""
+    loaded = load_themes(dirs)
+    errors = list(loaded.errors)
+    for theme in loaded.themes.values():
+        app.register_theme(theme)
+    wanted = wanted or DEFAULT_THEME
+    default = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else FALLBACK_THEME
+    if wanted not in app.available_themes:
+        errors.append(f"theme {wanted!r} is not available (shipped: {', '.join(sorted(loaded.themes)) or 'none'}); "
+                      f"using {default}")
+        wanted = default
+    try:
+        app.theme = wanted
+    except Exception as exc:  # noqa: BLE001 - a theme must never stop the app
+        errors.append(f"theme {wanted!r} cannot be used: {exc}; using {default}")
+        app.theme = default
+    return errors

@@ -13,16 +13,27 @@ import os
 import sys
 from typing import Sequence
 
-from tui_agent.cli.common import UsageError, build_tui_parser, settings_from
+from tui_agent.cli.common import UsageError, build_tui_parser, open_store, resolve_id, settings_from
 from tui_agent.cli.exit_codes import EXIT_USAGE
 
 
 def cmd_tui(argv: Sequence[str]) -> int:
     ns = build_tui_parser().parse_args(argv)
     settings = settings_from(ns)
-    from tui_agent.app.application import run_app
+    resume = None
+    if ns.resume:
+        if ns.question:
+            raise UsageError("give either a QUESTION or --resume ID, not both")
+        store = open_store(settings)
+        resume = resolve_id(store, ns.resume)  # a unique prefix is enough; an ambiguous one lists them
+        if not store.get_session(resume).resumable:
+            row = store.get_session(resume)
+            raise UsageError(f"session {resume} is {row.shown_status}; fork it to continue: "
+                             f"tui-agent sessions fork {resume} --at STEP")
+        store.close()
+    from tui_agent.app.leaving import run_app
 
-    return run_app(settings, ns.question, resume=ns.resume)
+    return run_app(settings, ns.question, resume=resume)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

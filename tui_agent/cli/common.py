@@ -100,13 +100,25 @@ def given_flags(ns: argparse.Namespace) -> dict[str, Any]:
     return {k: getattr(ns, k) for k in FLAG_KEYS if getattr(ns, k, None) is not None}
 
 
-def resume_kwargs(store: Any, session_id: str, ns: argparse.Namespace) -> tuple[dict[str, Any], str, Settings]:
-    """Run kwargs, question and settings (the session's own, overridden by the flags given now)."""
-    from tui_agent.session.resume import ResumeError, prepare_resume
+def prepare_resume(store: Any, session_id: str, ns: argparse.Namespace):
+    """What continuing ``session_id`` (an id or a unique prefix) needs: a ``resume.Resumed`` with
+    the session's own settings, overridden by the flags given now."""
+    from tui_agent.session.resume import ResumeError, prepare_resume as prepare
 
     try:
-        return prepare_resume(store, session_id, given_flags(ns), live_tools=getattr(ns, "live_tools", False))
+        return prepare(store, session_id, given_flags(ns), live_tools=getattr(ns, "live_tools", False))
     except ResumeError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def resolve_id(store: Any, text: str) -> str:
+    """The full id for an id or a unique prefix; an unknown or ambiguous one is a usage error
+    (an ambiguous prefix lists the candidates)."""
+    from tui_agent.session.store import StoreError
+
+    try:
+        return store.resolve_id(text)
+    except StoreError as exc:
         raise UsageError(str(exc)) from None
 
 

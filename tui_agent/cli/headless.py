@@ -6,15 +6,16 @@ import asyncio
 import json
 import sys
 import time
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
-from tui_agent.approval import Approve, ApprovalRequest, PolicyApprover, Reject, SubmitNow
+from tui_agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
+from tui_agent.hygiene import redact, strip_controls
+from tui_agent.session import fold
 from tui_agent.session.events import (
-    ActionProposed, AnswerEvent, Correction, Decision, Event, ForcedAnswer, ModelCallEnded,
-    ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited, Retry, RunEnded, RunStarted, SourceAdded,
-    ToolProgress,
+    ActionProposed, AnswerEvent, ApprovalModeChanged, Correction, Decision, DecisionKind, Event, ForcedAnswer,
+    ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited, Purpose, Retry, RunEnded,
+    RunStarted, SourceAdded, ToolProgress,
 )
-from tui_agent.hygiene import strip_controls
 from tui_agent.tools.base import validate_arguments
 
 OBSERVATION_PREVIEW_LINES = 12
@@ -22,7 +23,8 @@ THOUGHT_PREVIEW_CHARS = 2000
 
 
 def clean(text: Any) -> str:
-    return strip_controls(str(text))
+    """Text for the terminal: controls and escape sequences stripped, secrets redacted."""
+    return redact(strip_controls(str(text)))
 
 
 def _args(arguments: Any) -> str:
@@ -30,11 +32,17 @@ def _args(arguments: Any) -> str:
 
 
 class TracePrinter:
-    """Renders events as readable lines with step numbers and timestamps."""
+    """Renders events as readable lines with step numbers and timestamps.
+
+    A view over the fold: it folds each event into its own copy of the session state first and
+    prints from the event and that state, so a live run and ``sessions show`` (the stored events
+    fed through the same printer) print the same trace.
+    """
 
     def __init__(self, out: TextIO = sys.stderr, live: bool = False) -> None:
         self.out = out
         self.live = live  # on a terminal: stream the model's text as it arrives
+        self.state = fold.new_state()
         self._ts = time.time()
         self._streaming = False
 
@@ -64,75 +72,92 @@ class TracePrinter:
         self.out.flush()
 
     def __call__(self, e: Event) -> None:
+        fold.apply(self.state, e)
         if isinstance(e, ModelDelta):
             if self.live:
                 self._delta(e)
             return
         streamed = self._end_stream()
         self._ts = e.ts  # the event's own time, so a stored session prints the same trace
-        s = e.step
-        if isinstance(e, RunStarted):
-            verb = "resumed" if e.resumed else "session"
-            self.line(0, f"{verb} {e.session_id} · model {clean(e.model)}")
-            self.line(0, f"question: {clean(e.question)}")
-        elif isinstance(e, ModelCallStarted):
-            label = {"research": "model call", "forced": "forced answer call"}.get(e.purpose, e.purpose)
-            self.line(s, f"{label} · prompt ≈{e.prompt_tokens:,} tokens (gate {e.threshold:,} of {e.context_window:,})")
-        elif isinstance(e, ModelCallEnded):
-            if e.cancelled:
-                self.line(s, "model call cancelled")
-                return
-            if e.thought and not streamed:
-                thought = clean(e.thought)
-                if len(thought) > THOUGHT_PREVIEW_CHARS:
-                    thought = thought[:THOUGHT_PREVIEW_CHARS] + " …"
-                self.line(s, "thought: " + thought)
-            measured = f"{e.prompt_tokens:,} measured" if e.prompt_tokens is not None else "not reported"
-            cost = f" · ${e.cost_usd:.5f}" if e.cost_usd is not None else ""
-            comp = f"{e.completion_tokens:,}" if e.completion_tokens is not None else "?"
-            self.line(s, f"usage: prompt ≈{e.prompt_tokens_estimate:,} ({measured}) · completion {comp}{cost} · "
-                         f"{e.duration_s:.1f} s" + (" · reply cut at <tool_response>" if e.cut else ""))
-        elif isinstance(e, Retry):
-            self.line(s, f"retrying in {e.delay_s:.1f} s after {clean(e.reason)} (attempt {e.attempt})")
-        elif isinstance(e, ActionProposed):
-            self.line(s, f"action {e.call_id}: {clean(e.tool) or '?'} {_args(e.arguments)}")
-        elif isinstance(e, Decision):
-            extra = f": {clean(e.reason)}" if e.reason else ""
-            if e.kind == "edited":
-                extra = f" → {_args(e.arguments)}"
-            self.line(s, f"decision {e.call_id}: {e.kind}{extra}")
-        elif isinstance(e, ToolProgress):
-            self.line(s, f"  {e.call_id} · {clean(e.text)}")
-        elif isinstance(e, Observation):
-            body = clean(e.text).splitlines()
-            more = len(body) - OBSERVATION_PREVIEW_LINES
-            preview = "\n".join(body[:OBSERVATION_PREVIEW_LINES]) + (f"\n… ({more} more lines)" if more > 0 else "")
-            self.line(s, f"observation {e.call_id} ({e.status}, {e.duration_s:.1f} s):\n{preview}")
-        elif isinstance(e, Correction):
-            self.line(s, f"correction ({e.reason}): {clean(e.content)}")
-        elif isinstance(e, SourceAdded):
-            self.line(s, f"source [{e.number}] {clean(e.title) or ''} {clean(e.url)}".replace("  ", " "))
-        elif isinstance(e, ForcedAnswer):
-            self.line(s, f"forcing the answer ({e.reason})")
-        elif isinstance(e, PromptEdited):
-            self.line(s, f"prompt edited: message {e.index} ({e.role})")
-        elif isinstance(e, Notice):
-            self.line(s, f"{e.level}: {clean(e.text)}")
-        elif isinstance(e, AnswerEvent):
-            tag = "" if e.tagged else " (no <answer> tags: whole reply kept)"
-            self.line(s, "answer ready" + tag + (" · unsupported: no tool ran" if e.unsupported else ""))
-        elif isinstance(e, RunEnded):
-            r = e.result
-            cost = f"${r['cost_usd']:.5f}" if r.get("cost_usd") is not None else "cost unknown"
-            self.line(0, f"ended: {e.termination} · {r.get('model_calls')} model calls · {r.get('tool_calls')} tool calls · "
-                         f"{r.get('total_tokens'):,} tokens · {cost} · {r.get('elapsed_s')} s"
-                         + (f" · {clean(e.message)}" if e.message else ""))
+        text = self._describe(e, streamed)
+        if text is not None:
+            self.line(0 if isinstance(e, (RunStarted, RunEnded)) else e.step, text)
+
+    def _describe(self, e: Event, streamed: bool) -> str | None:
+        st = self.state
+        match e:
+            case RunStarted():
+                verb = "resumed" if e.resumed else "session"
+                auto = " · auto-approving tool calls (--yes)" if e.auto_approve else ""
+                return f"{verb} {e.session_id} · model {clean(e.model)}{auto}\nquestion: {clean(st.question)}"
+            case ModelCallStarted():
+                label = {Purpose.RESEARCH: "model call", Purpose.FORCED: "forced answer call"}.get(e.purpose, e.purpose)
+                return f"{label} · prompt ≈{e.prompt_tokens:,} tokens (gate {e.threshold:,} of {e.context_window:,})"
+            case ModelCallEnded(cancelled=True):
+                return "model call cancelled"
+            case ModelCallEnded():
+                lines = []
+                if e.thought and not streamed:
+                    thought = clean(e.thought)
+                    if len(thought) > THOUGHT_PREVIEW_CHARS:
+                        thought = thought[:THOUGHT_PREVIEW_CHARS] + " …"
+                    lines.append("thought: " + thought)
+                measured = f"{e.prompt_tokens:,} measured" if e.prompt_tokens is not None else "not reported"
+                cost = f" · ${e.cost_usd:.5f}" if e.cost_usd is not None else ""
+                comp = f"{e.completion_tokens:,}" if e.completion_tokens is not None else "?"
+                cut = " · reply cut at <tool_response>" if e.cut else ""
+                cut += " · cut by the length limit" if e.finish_reason == "length" else ""
+                lines.append(f"usage: prompt ≈{e.prompt_tokens_estimate:,} ({measured}) · completion {comp}{cost} · "
+                             f"{e.duration_s:.1f} s{cut}")
+                return "\n".join(lines)
+            case Retry():
+                return f"retrying in {e.delay_s:.1f} s after {clean(e.reason)} (attempt {e.attempt})"
+            case ActionProposed():
+                return f"action {e.call_id}: {clean(e.tool) or '?'} {_args(e.arguments)}"
+            case ApprovalModeChanged():
+                return "auto mode " + ("on: tool calls are approved without asking" if e.auto else "off")
+            case Decision():
+                extra = f": {clean(e.reason)}" if e.reason else ""
+                if e.kind == DecisionKind.EDITED:
+                    extra = f" → {_args(e.arguments)}"
+                if e.always:
+                    extra += f" (and every later {clean(st.calls[e.call_id].tool) if e.call_id in st.calls else ''}"
+                    extra += " call of this run)"
+                return f"decision {e.call_id}: {e.kind}{extra}"
+            case ToolProgress():
+                return f"  {e.call_id} · {clean(e.text)}"
+            case Observation():
+                body = clean(e.text).splitlines()
+                more = len(body) - OBSERVATION_PREVIEW_LINES
+                preview = "\n".join(body[:OBSERVATION_PREVIEW_LINES]) + (f"\n… ({more} more lines)" if more > 0 else "")
+                return f"observation {e.call_id} ({e.status}, {e.duration_s:.1f} s):\n{preview}"
+            case Correction():
+                return f"correction ({e.reason}): {clean(e.content)}"
+            case SourceAdded():
+                return f"source [{e.number}] {clean(e.title) or ''} {clean(e.url)}".replace("  ", " ")
+            case ForcedAnswer():
+                return f"forcing the answer ({e.reason})"
+            case PromptEdited():
+                return f"prompt edited: message {e.index} ({e.role})"
+            case Notice():
+                return f"{e.level}: {clean(e.text)}"
+            case AnswerEvent():
+                tag = "" if e.tagged else " (no <answer> tags: whole reply kept)"
+                tag += " · truncated: cut by the length limit" if e.truncated else ""
+                return "answer ready" + tag + (" · unsupported: no tool ran" if e.unsupported else "")
+            case RunEnded():
+                cost = f"${st.cost_usd:.5f}" if st.cost_usd is not None else "cost unknown"
+                return (f"ended: {e.termination} · {st.model_calls} model calls · {st.tool_calls} tool calls · "
+                        f"{st.total_tokens:,} tokens · {cost} · {e.result.get('elapsed_s', st.elapsed_s)} s"
+                        + (f" · {clean(e.message)}" if e.message else ""))
+        return None
 
 
-class TerminalAsker:
-    """Asks each tool call on the terminal: approve, edit JSON, reject with a reason, submit now."""
+class TerminalApprover:
+    """Asks each tool call on the terminal: approve, always, edit JSON, reject with a reason,
+    submit now (an ``approval.Approver``)."""
 
-    def __init__(self, tool_schemas: Callable[[str], Any] | None = None, inp: TextIO = sys.stdin, out: TextIO = sys.stderr):
+    def __init__(self, inp: TextIO = sys.stdin, out: TextIO = sys.stderr):
         self.inp = inp
         self.out = out
 
@@ -144,7 +169,7 @@ class TerminalAsker:
             raise EOFError
         return line.strip()
 
-    async def __call__(self, req: ApprovalRequest) -> Approve | Reject | SubmitNow:
+    async def decide(self, req: ApprovalRequest) -> DecisionT:
         self.out.write(f"\n  {req.tool} {_args(req.arguments)}\n")
         while True:
             try:
@@ -172,7 +197,7 @@ class TerminalAsker:
                 except ValueError as exc:
                     self.out.write(f"  not valid JSON: {exc}\n")
                     continue
-                error = _validate(req, args)
+                error = validate_arguments(req.tool, req.schema, args)
                 if error:
                     self.out.write(f"  {error}\n")
                     continue
@@ -180,20 +205,13 @@ class TerminalAsker:
             self.out.write("  please answer a, A, e, r or s\n")
 
 
-def _validate(req: ApprovalRequest, args: Any) -> str | None:
-    class _T:
-        name = req.tool
-        parameters = req.schema
-
-    return validate_arguments(_T(), args)  # type: ignore[arg-type]
-
-
-def terminal_approver(auto: bool) -> PolicyApprover:
-    return PolicyApprover(TerminalAsker(), auto=auto)
-
-
-def render_answer(result: dict[str, Any], sources: list[tuple[int, str, str]]) -> str:
-    text = clean(result.get("answer") or "")
+def render_answer(state: fold.SessionState) -> str:
+    """The answer for stdout, with its numbered sources."""
+    text = clean(state.answer.text if state.answer else "")
+    sources = state.source_list()
     if sources:
-        text += "\n\nSources:\n" + "\n".join(f"[{n}] {clean(t) + ' — ' if t else ''}{clean(u)}" for n, u, t in sources)
+        text += "\n\nSources:\n" + "\n".join(f"[{s.number}] {clean(s.title) + ' — ' if s.title else ''}{clean(s.url)}"
+                                             for s in sources)
+    if state.answer is not None and state.answer.truncated:
+        text += "\n\n[truncated: the answer was cut by the model's length limit]"
     return text

@@ -1,17 +1,22 @@
-"""`tui-agent run`: research a question headless (trace on stderr, answer on stdout)."""
+"""`tui-agent run`: research a question headless (trace on stderr, answer on stdout).
+
+Signals: the first Ctrl-C is Submit now, the second cancels (the session stays resumable);
+SIGTERM and SIGHUP stop the run and mark the session interrupted at once (resumable too).
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
+import signal
 import sys
 from typing import Any, Sequence
 
-from tui_agent.cli.common import (
-    UsageError, build_run_parser, ensure_model, open_store, resume_kwargs, settings_from,
-)
+from tui_agent.cli.common import UsageError, build_run_parser, ensure_model, open_store, prepare_resume, settings_from
 from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
+
+# Exit status after a stopping signal, as shells report it (128 + the signal number).
+SIGNAL_EXIT_BASE = 128
 
 
 def cmd_run(argv: Sequence[str]) -> int:
@@ -22,17 +27,23 @@ def cmd_run(argv: Sequence[str]) -> int:
         raise UsageError("tui-agent run: give either a QUESTION or --resume ID, not both")
     settings = settings_from(ns)
     store = open_store(settings)
-    kwargs: dict[str, Any] = {}
-    question = ns.question
     if ns.resume:
-        kwargs, question, settings = resume_kwargs(store, ns.resume, ns)
-    return run_headless(settings, question, store, kwargs, json_out=ns.json)
+        resumed = prepare_resume(store, ns.resume, ns)
+        return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json)
+    return run_headless(settings, ns.question, store, {}, json_out=ns.json)
 
 
-async def _with_interrupts(run: Any) -> dict[str, Any]:
-    """First Ctrl-C: Submit now (answer from the evidence so far). Second: cancel the run."""
-    import signal
+def _install(loop: asyncio.AbstractEventLoop, sig: int, handler: Any) -> bool:
+    try:
+        loop.add_signal_handler(sig, handler)
+        return True
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        return False
 
+
+async def _with_signals(run: Any) -> dict[str, Any]:
+    """First Ctrl-C: Submit now (answer from the evidence so far). Second: cancel the run.
+    SIGTERM / SIGHUP: mark the session interrupted and stop."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
     presses = 0
@@ -46,47 +57,44 @@ async def _with_interrupts(run: Any) -> dict[str, Any]:
         elif task is not None:
             task.cancel()
 
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-        pass
+    installed = [s for s, h in ((signal.SIGINT, on_sigint),
+                                (signal.SIGTERM, lambda: run.interrupt("SIGTERM")),
+                                (signal.SIGHUP, lambda: run.interrupt("SIGHUP"))) if _install(loop, s, h)]
     try:
         return await run.start()
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
+        for s in installed:
+            loop.remove_signal_handler(s)
 
 
 def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str, Any], *, json_out: bool) -> int:
     """Run (or continue) a session with the plain-terminal front end; returns the exit code."""
-    from tui_agent.cli.headless import TracePrinter, clean, render_answer, terminal_approver
+    from tui_agent.cli.headless import TerminalApprover, TracePrinter, clean, render_answer
     from tui_agent.runner import Run
+    from tui_agent.session.exports import dumps
 
     if not settings.auto_approve and not sys.stdin.isatty():
         raise UsageError("standard input is not a terminal, so tool calls cannot be approved; "
                          "pass --yes to approve them all")
     settings = ensure_model(settings)
-    run = Run(settings, question, store=store, approver=terminal_approver(settings.auto_approve),
+    run = Run(settings, question, store=store, approver=TerminalApprover(),
               listeners=[TracePrinter(sys.stderr, live=sys.stderr.isatty())], **kwargs)
     try:
-        result = asyncio.run(_with_interrupts(run))
+        result = asyncio.run(_with_signals(run))
     except (KeyboardInterrupt, asyncio.CancelledError):
-        sys.stderr.write("\ninterrupted: the session is saved; continue it with "
-                         f"tui-agent run --resume {run.session_id}\n")
+        how = f"stopped by {run.interrupted}" if run.interrupted else "interrupted"
+        sys.stderr.write(f"\n{how}: the session is saved; continue it with tui-agent run --resume {run.session_id}\n")
+        if run.interrupted:
+            return SIGNAL_EXIT_BASE + getattr(signal, run.interrupted)
         return EXIT_NO_ANSWER
     if run.store_error:
         sys.stderr.write(f"warning: {run.store_error}\n")
+    state = run.engine.state if run.engine else None
     if json_out:
-        sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")
-    elif result.get("answer") is not None:
-        engine = run.engine
-        srcs = [(s.number, s.url, s.title) for s in engine.sources.all()] if engine else []
-        sys.stdout.write(render_answer(result, srcs) + "\n")
-    if result.get("answer") is None:
-        ended = run.engine.ended if run.engine else None
-        if ended and ended.message:
-            sys.stderr.write(f"no answer: {clean(ended.message)}\n")
+        sys.stdout.write(dumps(result) + "\n")
+    elif state is not None and state.answer is not None:
+        sys.stdout.write(render_answer(state) + "\n")
+    if result.get("answer") is None and state is not None and state.ended and state.ended.message:
+        sys.stderr.write(f"no answer: {clean(state.ended.message)}\n")
     sys.stdout.flush()
     return EXIT_OK if result.get("answer") is not None else EXIT_NO_ANSWER

@@ -1,7 +1,8 @@
 """`tui-agent sessions list|show|export|fork|delete`: stored sessions.
 
-Ids are printed in full, never shortened or wrapped (also when piped). Unknown ids and a
-damaged database give a clear message and exit 2.
+Ids are printed in full, never shortened or wrapped (also when piped); wherever an id is
+taken, a unique prefix of it is enough (as git takes commit ids), and an ambiguous prefix lists
+the candidates. Unknown ids and a damaged database give a clear message and exit 2.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from tui_agent.cli.common import UsageError, add_common, open_store, settings_from
+from tui_agent.cli.common import UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
 from tui_agent.cli.exit_codes import EXIT_USAGE
 from tui_agent.cli.run import run_headless
 
@@ -70,7 +71,7 @@ def cmd_list(ns: argparse.Namespace) -> int:
     print(f"{'ID':<{width}}  {'CREATED':<16}  {'STATUS':<13}  {'STEPS':>5}  {'COST':>9}  {'MODEL':<24}  QUESTION")
     for r in rows:
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created))
-        status = r.termination or r.status
+        status = r.shown_status
         cost = f"${r.cost_usd:.4f}" if r.cost_usd is not None else "-"
         question = clean(r.question).replace("\n", " ")
         fork = f" (fork of {r.parent_id} at {r.fork_step})" if r.parent_id else ""
@@ -84,9 +85,9 @@ def cmd_show(ns: argparse.Namespace) -> int:
     from tui_agent.session.store import StoreError
 
     store = _store(ns)
+    sid = resolve_id(store, ns.id)
     try:
-        store.get_session(ns.id)
-        events = store.events(ns.id)
+        events = store.events(sid)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
     printer = TracePrinter(sys.stdout)
@@ -100,9 +101,9 @@ def cmd_export(ns: argparse.Namespace) -> int:
     from tui_agent.session.store import StoreError
 
     store = _store(ns)
+    sid = resolve_id(store, ns.id)
     try:
-        store.get_session(ns.id)
-        text = export(store.events(ns.id), ns.format)
+        text = export(store.events(sid), ns.format)
     except StoreError as exc:
         raise UsageError(str(exc)) from None
     if ns.output:
@@ -117,11 +118,11 @@ def cmd_export(ns: argparse.Namespace) -> int:
 
 
 def cmd_fork(ns: argparse.Namespace) -> int:
-    from tui_agent.cli.common import resume_kwargs
     from tui_agent.session.resume import ResumeError, fork
 
     settings = settings_from(ns)
     store = open_store(settings)
+    ns.id = resolve_id(store, ns.id)
     prompt = None
     if ns.system_prompt_file:
         prompt = Path(ns.system_prompt_file).expanduser().read_text(encoding="utf-8")
@@ -138,17 +139,18 @@ def cmd_fork(ns: argparse.Namespace) -> int:
         return 0
     ns.system_prompt_file = None  # already applied to the fork
     if not ns.auto_approve and sys.stdin.isatty() and sys.stdout.isatty():
-        from tui_agent.app.application import run_app
+        from tui_agent.app.leaving import run_app
 
         return run_app(settings, None, resume=new_id)
-    kwargs, question, settings = resume_kwargs(store, new_id, ns)
-    return run_headless(settings, question, store, kwargs, json_out=ns.json)
+    resumed = prepare_resume(store, new_id, ns)
+    return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json)
 
 
 def cmd_delete(ns: argparse.Namespace) -> int:
     from tui_agent.session.store import StoreError
 
     store = _store(ns)
+    ns.id = resolve_id(store, ns.id)
     try:
         row = store.get_session(ns.id)
         if not ns.yes:

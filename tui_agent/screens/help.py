@@ -8,7 +8,13 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-HELP = """\
+def help_text() -> str:
+    """The help page, made from the screens' action tables (the same ones behind their keys)."""
+    from tui_agent.app.actions import help_rows
+    from tui_agent.screens.main_actions import MAIN_ACTIONS
+    from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
+
+    return f"""\
 # tui-agent keys
 
 Every key is also in the command palette (**ctrl+p**). Keys work wherever the focus is,
@@ -16,19 +22,22 @@ except while you type in an editor or an input.
 
 | key | what it does |
 |---|---|
-| **a** / **Enter** | approve the tool call that waits |
-| **e** | edit its arguments as JSON (checked against the tool's schema; **ctrl+s** approves, **Esc** cancels) |
-| **r** | reject it with a reason the model reads (**Enter** sends, **Esc** cancels) |
-| **A** | approve and always approve this tool for the rest of the session |
-| **y** | auto mode on/off: approve every call without asking |
-| **s** | Submit now: the model answers at once from the evidence so far |
-| **b** | breakpoint on/off: pause before every model call |
-| **i** | prompt inspector (read-only while the run goes on) |
-| **←** / **→** | move through the steps (thought, action, observation of each) |
-| **C** / **W** | copy the answer / save it as a Markdown file |
-| **m** | change the model and run the question again (a new session) |
-| **N** | ask a new question (a new session) |
-| **q** | quit (asks first while a run is active; the session stays saved) |
+{help_rows(MAIN_ACTIONS.values())}
+
+## The session browser (o)
+
+Its keys act on the session it shows, never on the live run. A unique prefix of an id is enough
+wherever one is typed, as in git.
+
+| key | what it does |
+|---|---|
+{help_rows(LIST_ACTIONS.values())}
+
+Viewing one session:
+
+| key | what it does |
+|---|---|
+{help_rows(VIEW_ACTIONS.values())}
 
 ## At a breakpoint (prompt inspector)
 
@@ -37,11 +46,18 @@ the system prompt and the last user message; then **c** continues (pausing again
 next call only while the breakpoint is on) and **n** runs one step and pauses again.
 **s** submits now. **Esc** leaves the editor.
 
+## Approval holds for one run
+
+Auto mode (**y**) and always-approve (**A**) hold for the run in which you gave them: a new
+question, a resume or a fork asks again, unless tui-agent was started with **--yes**. The
+header shows *auto* while it is on.
+
 ## Run states
 
 *running* · *awaiting approval* · *paused* (breakpoint) · *answering* (the final answer is
 being written) · *ended: termination* (answer, token_limit, call_limit, time_limit,
-budget_limit, user_submit, format_error, model_error, cancelled).
+budget_limit, user_submit, format_error, model_error, cancelled). A session whose process
+died is *interrupted* in the browser and stays resumable.
 """
 
 
@@ -50,4 +66,4 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help"):
-            yield Markdown(HELP)
+            yield Markdown(help_text())

@@ -48,6 +48,8 @@ class InspectorScreen(Screen[InspectorResult | None]):
     BINDINGS = [
         Binding("c", "resume('continue')", "Continue"),
         Binding("n", "resume('step')", "One step"),
+        Binding("s", "submit_now", "Submit now"),
+        Binding("b", "toggle_breakpoint", "Breakpoint"),
         Binding("escape", "close", "Close / leave editor"),
         Binding("i", "close", "Close", show=False),
     ]
@@ -145,7 +147,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
         return out
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "resume":
+        if action in ("resume", "submit_now"):
             return self.paused
         return True
 
@@ -169,4 +171,14 @@ class InspectorScreen(Screen[InspectorResult | None]):
         elif event.button.id == "step":
             self.action_resume("step")
         elif event.button.id == "submit-now":
-            self.app.action_submit_now()  # type: ignore[attr-defined]
+            self.action_submit_now()
+
+    def action_toggle_breakpoint(self) -> None:
+        self.app.breakpoint = not self.app.breakpoint  # type: ignore[attr-defined]
+        self.notify("Breakpoint " + ("on: every model call pauses" if self.app.breakpoint  # type: ignore[attr-defined]
+                                     else "off: only n pauses again"))
+
+    def action_submit_now(self) -> None:
+        session = self.app.session  # type: ignore[attr-defined]
+        if session.active and self.app.research is not None:  # type: ignore[attr-defined]
+            self.app.submit_now()  # type: ignore[attr-defined]

@@ -1,5 +1,10 @@
 """The main screen: header, question, gauge, Thought / Action / Observation / Answer panes and
-the list of calls. It renders what the app's ``Trace`` holds; it never talks to the engine."""
+the list of calls. It renders the app's folded session state (``session.fold.SessionState``),
+never talks to the engine, and owns its action table (``screens/main_actions.py``).
+
+Rendering is a function of the state, the step being viewed and the pending approval: a resumed
+or forked session (its stored events folded first) looks exactly as a live one would.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, ContentSwitcher, Footer
+from textual.widgets import ContentSwitcher, Footer
 
-from tui_agent.trace_model import ANSWER, CALL, THOUGHT, CallRecord, StepRecord, Trace, answer_markdown
+from tui_agent.app.actions import bindings, button
+from tui_agent.screens.main_actions import MAIN_ACTIONS, MainActions
+from tui_agent.session.events import Event, Purpose
+from tui_agent.session.exports import answer_markdown
+from tui_agent.session.fold import CallState, SessionState, StepState, new_state
+from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part
 from tui_agent.widgets.header import QuestionBar, StatusHeader
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
 from tui_agent.widgets.trace_panes import MarkdownPane, StreamingText
@@ -24,10 +34,12 @@ if TYPE_CHECKING:
 
 # How often a streamed answer re-renders its Markdown while it arrives (seconds).
 ANSWER_STREAM_RENDER_S = 0.25
+NO_CALL = "No tool call yet."
 
 
-class MainScreen(Screen):
+class MainScreen(MainActions, Screen):
     AUTO_FOCUS = None
+    BINDINGS = bindings(MAIN_ACTIONS.values())
 
     def __init__(self, question: str | None = None, model: str = "", session_id: str = "", *,
                  auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None) -> None:
@@ -37,11 +49,13 @@ class MainScreen(Screen):
         self._question = question
         self._model = model
         self._session_id = session_id
-        self.trace = Trace(question or "", model, session_id)
+        self.session: SessionState = new_state(session_id, question or "", model)
         self.view_step: int | None = None  # None: follow the live step
         self._shown_thought_step: int | None = None
         self._answer_timer = None
         self._pending: Any = None
+        self.ready = asyncio.Event()
+        self.first_frame_at: float | None = None
 
     # -- layout -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -64,8 +78,6 @@ class MainScreen(Screen):
             yield Vertical(id="right")
 
     def on_mount(self) -> None:
-        self.ready = asyncio.Event()
-        self.first_frame_at: float | None = None
         self.query_one("#thought").border_title = "Thought"
         # The first frame shows the header, the question and the gauge at once; the heavier
         # panes (Markdown, the list of calls, the action pane) are mounted right after it.
@@ -84,16 +96,18 @@ class MainScreen(Screen):
         answer.display = False  # ContentSwitcher hides only children it had when mounted
         await lower.mount(MarkdownPane("*No observation yet.*", id="observation"), answer)
         lower.current = "observation"
-        await self.query_one("#right").mount(ActionPane(id="action"), StepList(id="steps"))
-        await self.query_one("#meters").mount(
-            Button("Submit now s", id="submit", variant="warning", compact=True, disabled=not self.trace.active))
+        approval = [MAIN_ACTIONS[n] for n in ("approve", "edit", "reject", "always")]
+        await self.query_one("#right").mount(ActionPane(approval, id="action"), StepList(id="steps"))
+        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.session.active))
         await self.mount(Footer(compact=True))
         self.query_one("#observation").border_title = "Observation"
         self.query_one("#answer").border_title = "Answer"
         self.query_one("#action").border_title = "Action"
         self.query_one("#steps").border_title = "Calls"
-        self.action.show(Content.styled("No tool call yet.", "$text-muted italic"))
+        self.action.show(Content.styled(NO_CALL, "$text-muted italic"))
         self.ready.set()
+        if self.session.steps:
+            self.reset(self.session)
         self.app.panes_ready()  # type: ignore[attr-defined]
 
     # -- widgets --------------------------------------------------------------------------------
@@ -117,47 +131,52 @@ class MainScreen(Screen):
     def steps(self) -> "StepList":
         return self.query_one("#steps")  # type: ignore[return-value]
 
-    # -- a new run ----------------------------------------------------------------------------
-    def reset(self, trace: Trace) -> None:
-        self.trace = trace
+    # -- a session ------------------------------------------------------------------------------
+    def reset(self, session: SessionState) -> None:
+        """Show ``session`` from scratch: a new run, or a resumed or forked one with its history."""
+        self.session = session
         self.view_step = None
         self._shown_thought_step = None
         self._pending = None
-        self.header.model = trace.model
-        self.header.session_id = trace.session_id
-        self.query_one(QuestionBar).set_question(trace.question)
+        if not self.ready.is_set():
+            return  # _mount_panes renders it
+        self.header.model = session.model
+        self.header.session_id = session.session_id
+        self.set_question(session.question)
         self.thought.set_text("")
         self.query_one("#observation", MarkdownPane).set_markdown("*No observation yet.*")
         self.query_one("#answer", MarkdownPane).set_markdown("")
         self.query_one("#lower", ContentSwitcher).current = "observation"
         self.set_class(False, "-answer")
         self.steps.reset()
+        for call in session.calls.values():
+            self.steps.upsert(call)
         self.action.set_mode("none")
-        self.action.show(Content.styled("No tool call yet.", "$text-muted italic"))
+        self.action.show(Content.styled(NO_CALL, "$text-muted italic"))
+        self.refresh_view()
         self.update_header()
 
     def set_question(self, question: str | None) -> None:
         self._question = question
         self.query_one(QuestionBar).set_question(question)
 
-    def update_header(self, *, auto: bool | None = None, breakpoint: bool | None = None) -> None:
+    def update_header(self) -> None:
         h = self.header
-        h.state = self.trace.state_label
-        h.model = self.trace.model or h.model
-        h.session_id = self.trace.session_id or h.session_id
-        if auto is not None:
-            h.auto = auto
-        if breakpoint is not None:
-            h.breakpoint = breakpoint
-        for button in self.query("#submit"):
-            button.disabled = not self.trace.active
+        app = self.app
+        h.state = app.status_label()  # type: ignore[attr-defined]
+        h.model = self.session.model or h.model
+        h.session_id = self.session.session_id or h.session_id
+        h.auto = app.auto_on()  # type: ignore[attr-defined]
+        h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
+        for b in self.query("#submit_now"):
+            b.disabled = not self.session.active
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         self.query_one(TokenGauge).set_figures(figures)
 
     # -- streaming --------------------------------------------------------------------------------
-    def on_stream(self, step: int, pieces: list[tuple[str, str]]) -> None:
-        if self.view_step is not None:
+    def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
+        if self.view_step is not None or not self.ready.is_set():
             return
         if self._shown_thought_step != step:
             self._show_thought(step)
@@ -165,10 +184,9 @@ class MainScreen(Screen):
         for kind, text in pieces:
             if kind == THOUGHT:
                 self.thought.append(text)
-            elif kind == CALL:
-                if self._pending is None:
-                    rec = self.trace.step(step)
-                    self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call))
+            elif kind == CALL and self._pending is None:
+                rec = self.session.step_state(step)
+                self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call))
             elif kind == ANSWER:
                 self._schedule_answer_render()
 
@@ -178,62 +196,66 @@ class MainScreen(Screen):
 
     def _render_live_answer(self) -> None:
         self._answer_timer = None
-        rec = self.trace.latest_step
-        if rec is None or self.trace.answer is not None:
+        rec = self.session.latest_step
+        if rec is None or self.session.answer is not None:
             return
         self._show_answer(rec.live_answer, "Answer (arriving…)")
 
     # -- events -------------------------------------------------------------------------------------
-    def on_engine_event(self, e: Any) -> None:
-        """Called by the app after the trace has applied ``e``."""
+    def show_event(self, e: Event) -> None:
+        """Called by the app after its state has folded ``e``."""
+        if not self.ready.is_set():
+            return
         kind = e.type
-        if kind in ("run_started", "run_ended", "forced_answer", "model_call_started", "decision"):
+        live = self.view_step is None
+        if kind in ("run_started", "run_ended", "forced_answer", "model_call_started", "decision",
+                    "approval_requested", "approval_mode_changed"):
             self.update_header()
         if kind == "run_started":
-            self.set_question(self.trace.question)
-        if kind == "model_call_started":
-            if self.view_step is None:
-                self._show_thought(e.step)
-                self._show_action(e.step)
-        elif kind == "model_call_ended":
-            if self.view_step is None or self.view_step == e.step:
-                rec = self.trace.step(e.step)
-                if rec.thought.strip() != self.thought.text.strip():
-                    self.thought.set_text(rec.thought)
-                    self.thought.scroll_end(animate=False)
-                self._show_action(e.step)
-        elif kind in ("action_proposed", "decision", "observation"):
-            call = self.trace.calls.get(e.call_id)
+            self.set_question(self.session.question)
+        if kind == "model_call_started" and live:
+            self._show_thought(e.step)
+            self._show_action(e.step)
+        elif kind == "model_call_ended" and (live or self.view_step == e.step):
+            rec = self.session.step_state(e.step)
+            if rec.thought.strip() != self.thought.text.strip():
+                self.thought.set_text(rec.thought)
+                self.thought.scroll_end(animate=False)
+            self._show_action(e.step)
+        elif kind in ("action_proposed", "decision", "observation", "approval_requested"):
+            call = self.session.calls.get(e.call_id)
             if call is not None:
                 self.steps.upsert(call)
-                if self.view_step is None:
+                if live:
                     self.steps.show_step(None)
-            if self.view_step is None:
+            if live:
                 self._show_action(e.step)
-                if kind == "observation" or kind == "action_proposed":
+                if kind in ("observation", "action_proposed"):
                     self._show_observation(self._observation_step())
-        elif kind == "retry":
-            if self.view_step is None and e.step == self._shown_thought_step:
-                self._show_thought(e.step)  # the retried call streams again from the start
-        elif kind == "correction":
-            if self.view_step is None:
-                self._show_observation(self._observation_step())
+        elif kind == "retry" and live and e.step == self._shown_thought_step:
+            self._show_thought(e.step)  # the retried call streams again from the start
+        elif kind == "correction" and live:
+            self._show_observation(self._observation_step())
         elif kind == "answer":
             self._show_final_answer()
         elif kind == "run_ended":
             self._pending = None
             self.action.set_mode("none")
-            if self.trace.answer is None:
+            if self.session.answer is None:
                 self._show_no_answer()
-            elif self.view_step is None:
+            elif live:
                 self._show_final_answer()
-            if self.view_step is None:
-                self._show_action(self.trace.latest_step.number if self.trace.latest_step else 0)
+            if live:
+                latest = self.session.latest_step
+                self._show_action(latest.number if latest else 0)
 
     # -- approvals -------------------------------------------------------------------------------------
     def show_pending(self, request: Any) -> None:
         self._pending = request
         self.view_step = None
+        call = self.session.calls.get(request.call_id)
+        if call is not None:
+            self.steps.upsert(call)
         self.refresh_view()
         self.action.set_mode("pending")
         self.update_header()
@@ -241,12 +263,11 @@ class MainScreen(Screen):
     def clear_pending(self) -> None:
         self._pending = None
         self.action.set_mode("none")
-        self._show_action(self.trace.latest_step.number if self.trace.latest_step else 0)
+        latest = self.session.latest_step
+        self._show_action(latest.number if latest else 0)
         self.update_header()
 
     def _pending_content(self, request: Any) -> Content:
-        from tui_agent.trace_model import pretty
-
         return Content.assemble(
             ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
             (request.tool, "bold $action-accent"), "\n", pretty(request.arguments),
@@ -254,44 +275,41 @@ class MainScreen(Screen):
 
     # -- steps ------------------------------------------------------------------------------------------
     def _observation_step(self) -> int | None:
-        for n in reversed(self.trace.step_numbers):
-            rec = self.trace.steps[n]
-            if rec.calls or any(note.startswith("correction") for note in rec.notes):
+        for n in reversed(self.session.step_numbers):
+            rec = self.session.steps[n]
+            if rec.calls or rec.corrections:
                 return n
         return None
 
     def move(self, delta: int) -> None:
-        numbers = self.trace.step_numbers
+        numbers = self.session.step_numbers
         if not numbers:
             return
         current = self.view_step if self.view_step is not None else numbers[-1]
-        index = numbers.index(current) if current in numbers else len(numbers) - 1
-        index += delta
-        if index >= len(numbers):
+        index = (numbers.index(current) if current in numbers else len(numbers) - 1) + delta
+        if index >= len(numbers) - 1 and delta > 0:
             self.view_step = None
         else:
             self.view_step = numbers[max(0, index)]
-            if self.view_step == numbers[-1] and delta > 0:
-                self.view_step = None
         self.refresh_view()
 
     def go_to(self, step: int) -> None:
-        numbers = self.trace.step_numbers
+        numbers = self.session.step_numbers
         self.view_step = None if not numbers or step == numbers[-1] else step
         self.refresh_view()
 
     def refresh_view(self) -> None:
-        latest = self.trace.latest_step
-        if latest is None:
+        latest = self.session.latest_step
+        if latest is None or not self.ready.is_set():
             return
         step = self.view_step if self.view_step is not None else latest.number
         self._show_thought(step)
         self._show_action(step)
         if self.view_step is None:
             self.steps.show_step(None)
-            if self.trace.answer is not None:
+            if self.session.answer is not None:
                 self._show_final_answer()
-            elif self.trace.ended is not None:
+            elif self.session.ended is not None:
                 self._show_no_answer()
             else:
                 self._show_observation(self._observation_step())
@@ -300,18 +318,18 @@ class MainScreen(Screen):
             self._show_observation(step)
 
     def _title_suffix(self, step: int | None) -> str:
-        total = len(self.trace.steps)
         if step is None:
             return ""
-        if self.view_step is not None:
-            return f" · step {step} of {total} · history (→ back to live)"
+        numbers = self.session.step_numbers
+        if self.view_step is not None and step in numbers:
+            return f" · step {step} of {numbers[-1]} · history (→ back to live)"
         return f" · step {step}"
 
     def _show_thought(self, step: int) -> None:
-        rec = self.trace.steps.get(step)
+        rec = self.session.steps.get(step)
         self._shown_thought_step = step
         title = "Thought" + self._title_suffix(step)
-        if rec is not None and rec.purpose == "forced":
+        if rec is not None and rec.purpose == Purpose.FORCED:
             title += " · forced answer"
         self.thought.border_title = title
         self.thought.set_text(rec.shown_thought if rec else "")
@@ -324,59 +342,36 @@ class MainScreen(Screen):
             pane.border_title = "Action · waiting for you"
             pane.show(self._pending_content(self._pending))
             return
-        rec = self.trace.steps.get(step)
+        rec = self.session.steps.get(step)
         pane.border_title = "Action" + self._title_suffix(step if rec else None)
-        if rec is None:
-            pane.show(Content.styled("No tool call yet.", "$text-muted italic"))
-            return
-        if rec.calls:
-            parts: list = []
-            for i, call in enumerate(rec.calls):
-                if i:
-                    parts.append("\n")
-                parts += [(call.tool or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
-                          "\n", call.pretty_arguments()]
-                if call.reason:
-                    parts += ["\n", ("reason: ", "italic"), call.reason]
-                if call.error:
-                    parts += ["\n", (call.error, "$error")]
-            pane.show(Content.assemble(*parts))
-        elif rec.purpose == "forced":
-            reason = self.trace.forced_reason or ""
-            pane.show(Content.styled(f"Forced answer ({reason}): the model answers from the evidence so far.",
-                                     "italic $accent"))
-        elif rec.live_call and not rec.ended:
-            pane.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call))
-        elif rec.ended:
-            pane.show(Content.styled("No tool call in this step.", "$text-muted italic"))
-        else:
-            pane.show(Content.styled("Thinking…", "$text-muted italic"))
+        pane.show(action_content(rec, self.session.forced_reason))
 
     def _show_observation(self, step: int | None) -> None:
-        lower = self.query_one("#lower", ContentSwitcher)
-        lower.current = "observation"
+        self.query_one("#lower", ContentSwitcher).current = "observation"
         self.set_class(False, "-answer")
         pane = self.query_one("#observation", MarkdownPane)
         pane.border_title = "Observation" + self._title_suffix(step)
-        rec = self.trace.steps.get(step) if step is not None else None
+        rec = self.session.steps.get(step) if step is not None else None
         pane.set_markdown(observation_markdown(rec) if rec else "*No observation yet.*")
 
     def _show_final_answer(self) -> None:
-        ans = self.trace.answer
+        ans = self.session.answer
         if ans is None:
             return
         flags = []
-        if self.trace.forced_reason:
-            flags.append(f"forced: {self.trace.forced_reason}")
+        if self.session.forced_reason:
+            flags.append(f"forced: {self.session.forced_reason}")
         if not ans.tagged:
             flags.append("no <answer> tags: whole reply kept")
+        if ans.truncated:
+            flags.append("TRUNCATED: cut by the length limit")
         if ans.unsupported:
             flags.append("unsupported: no tool ran")
         title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save"
-        self._show_answer(answer_markdown(ans.text, self.trace.sources), title)
+        self._show_answer(answer_markdown(ans.text, self.session.source_list()), title)
 
     def _show_no_answer(self) -> None:
-        ended = self.trace.ended
+        ended = self.session.ended
         if ended is None:
             return
         text = f"**No answer.** The run ended with `{ended.termination}`."
@@ -396,6 +391,41 @@ class MainScreen(Screen):
         self.set_class(True, "-answer")
 
 
+def pretty(arguments: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(arguments, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(arguments)
+
+
+def action_content(rec: StepState | None, forced_reason: Any) -> Content:
+    """What the Action pane shows for a step."""
+    if rec is None:
+        return Content.styled(NO_CALL, "$text-muted italic")
+    if rec.calls:
+        parts: list = []
+        for i, call in enumerate(rec.calls):
+            if i:
+                parts.append("\n")
+            parts += [(call.tool or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
+                      "\n", pretty(call.arguments)]
+            if call.reason:
+                parts += ["\n", ("reason: ", "italic"), call.reason]
+            if call.error:
+                parts += ["\n", (call.error, "$error")]
+        return Content.assemble(*parts)
+    if rec.purpose == Purpose.FORCED:
+        return Content.styled(f"Forced answer ({forced_reason or ''}): the model answers from the evidence so far.",
+                              "italic $accent")
+    if rec.live_call and not rec.ended:
+        return Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call)
+    if rec.ended:
+        return Content.styled("No tool call in this step.", "$text-muted italic")
+    return Content.styled("Thinking…", "$text-muted italic")
+
+
 def _label_style(label: str) -> str:
     from tui_agent.widgets.step_list import STATUS_STYLES
 
@@ -406,14 +436,7 @@ def _md_escape(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _fence(text: str) -> str:
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return ticks
-
-
-def observation_markdown(rec: StepRecord) -> str:
+def observation_markdown(rec: StepState) -> str:
     parts: list[str] = []
     for call in rec.calls:
         parts.append(_call_heading(call))
@@ -421,16 +444,15 @@ def observation_markdown(rec: StepRecord) -> str:
             parts.append(call.observation)
         elif call.label == "pending":
             parts.append("*Waiting for your decision.*")
-        elif call.status == "proposed":
+        elif call.status is None:
             parts.append("*Running…*")
         for line in call.progress[-5:]:
             parts.append(f"> {line}")
-    for note in rec.notes:
-        if note.startswith("correction"):
-            parts.append(f"> {note}")
+    for reason, content in rec.corrections:
+        parts.append(f"> correction ({reason}): {content}")
     return "\n\n".join(parts) if parts else "*No observation in this step.*"
 
 
-def _call_heading(call: CallRecord) -> str:
+def _call_heading(call: CallState) -> str:
     dur = f" · {call.duration_s:.1f} s" if call.duration_s is not None else ""
     return f"#### {call.tool or '?'} · {call.label}{dur}\n\n`{call.short_arguments(100)}`"

@@ -1,16 +1,17 @@
-"""The session browser: list, filter, open read-only and step through, resume, fork, export, delete.
+"""The session browser: list, filter, open read-only and step through, resume, fork, export,
+save or copy the answer, delete. Its keys act on the session it shows (the selected row, or the
+one opened), never on the live run.
 
-The screens read the store directly (it is fast: a thousand sessions list in milliseconds) and
-hand the actions that start a run back to the app: ``app.resume_session(id)`` and
-``app.fork_session(id, step, system_prompt)``.
+The screens read the store directly (a thousand sessions list in milliseconds), show a session
+through the one fold, and hand the actions that start a run back to the app:
+``app.resume_session(id)`` and ``app.fork_session(id, step, system_prompt)``.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,84 +19,104 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Markdown, Static, TextArea
 
-from tui_agent.hygiene import strip_controls
-from tui_agent.session.exports import StepView, export, step_views
+from tui_agent.app.actions import UiAction, bindings, palette_commands, table
+from tui_agent.app.files import copy_answer, export_report, save_answer
+from tui_agent.session.events import Purpose
+from tui_agent.session.exports import clean
+from tui_agent.session.fold import SessionState, fold
 from tui_agent.screens.confirm import ConfirmScreen
 
 QUESTION_CHARS = 90
 
+LIST_ACTIONS = table(
+    UiAction("back", "escape", "Back", "Back", "clear the filter, then leave the browser", priority=True),
+    UiAction("open", "enter", "Open", "Open session", "open the selected session: step through it read-only"),
+    UiAction("focus_filter", "slash", "Filter", "Filter sessions", "type to filter by question, model or id prefix",
+             key_display="/"),
+    UiAction("resume", "R", "Resume", "Resume session", "continue the selected unfinished session here"),
+    UiAction("export", "x", "Export", "Export report", "write the selected session's Markdown report (asks where)"),
+    UiAction("save_answer", "W", "Save answer", "Save its answer", "save the selected session's answer (asks where)"),
+    UiAction("copy_answer", "C", "Copy answer", "Copy its answer", "copy the selected session's answer"),
+    UiAction("delete", "d", "Delete", "Delete session", "delete the selected session (asks first)"),
+)
 
-def _clean(text: Any) -> str:
-    return strip_controls(str(text))
+VIEW_ACTIONS = table(
+    UiAction("back", "escape", "Back", "Back", "back to the list"),
+    UiAction("step(-1)", "left", "Previous step", "Previous step", "the previous step", key_display="←"),
+    UiAction("step(1)", "right", "Next step", "Next step", "the next step", key_display="→"),
+    UiAction("fork", "f", "Fork here", "Fork at this step", "make this step again in a new session (edit the prompt)"),
+    UiAction("resume", "R", "Resume", "Resume session", "continue this session here, if unfinished"),
+    UiAction("export", "x", "Export", "Export report", "write this session's Markdown report (asks where)"),
+    UiAction("save_answer", "W", "Save answer", "Save its answer", "save this session's answer (asks where)"),
+    UiAction("copy_answer", "C", "Copy answer", "Copy its answer", "copy this session's answer"),
+)
 
 
-def export_path(session_id: str, directory: Path | None = None) -> Path:
-    return (directory or Path.cwd()) / f"tui-agent-session-{session_id}.md"
+def load_state(store: Any, session_id: str) -> SessionState:
+    return fold(store.events(session_id))
+
+
+def resume_from_browser(screen: Screen, store: Any, sid: str) -> None:
+    row = store.get_session(sid)
+    if not row.resumable:
+        screen.notify(f"Session {sid} is {row.shown_status}; fork it at a step instead (open it, f).",
+                      severity="warning")
+        return
+    screen.app.resume_session(sid)  # type: ignore[attr-defined]
 
 
 class SessionsScreen(Screen):
     """Every stored session, newest first; type to filter."""
 
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("enter", "open", "Open", show=True),
-        Binding("slash", "focus_filter", "Filter"),
-        Binding("R", "resume", "Resume"),
-        Binding("x", "export", "Export"),
-        Binding("d", "delete", "Delete"),
-    ]
+    ACTIONS = LIST_ACTIONS
+    BINDINGS = bindings(LIST_ACTIONS.values())
 
-    def __init__(self, store: Any, export_dir: Path | None = None) -> None:
+    def __init__(self, store: Any) -> None:
         super().__init__()
         self.store = store
-        self.export_dir = export_dir
         self.rows: list[Any] = []
+
+    def commands(self) -> Iterable[Any]:
+        return palette_commands(self, self.ACTIONS.values())
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="sessions-title", classes="screen-title")
-        yield Input(placeholder="filter by question, model or id (/ to focus, Esc to go back)", id="filter")
+        yield Input(placeholder="filter by question, model or id (/ to focus; Esc clears, then goes back)", id="filter")
         yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
         yield Static("", id="sessions-status")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("id", "created", "model", "termination", "steps", "tools", "cost", "question")
+        table_ = self.query_one(DataTable)
+        table_.add_columns("id", "created", "model", "status", "steps", "tools", "cost", "question")
         self.reload()
-        table.focus()
+        table_.focus()
 
     def reload(self) -> None:
         from tui_agent.session.store import StoreError
 
         try:
-            self.rows = self.store.list_sessions() if self.store is not None else []
+            self.store.reap()
+            self.rows = self.store.list_sessions()
         except StoreError as exc:
             self.rows = []
             self.notify(str(exc), severity="error")
         self.fill(self.query_one("#filter", Input).value)
 
     def fill(self, text: str) -> None:
-        table = self.query_one(DataTable)
-        table.clear()
+        table_ = self.query_one(DataTable)
+        table_.clear()
         needle = text.strip().lower()
         shown = 0
         for r in self.rows:
-            if needle and needle not in f"{r.question} {r.model} {r.id}".lower():
+            if needle and needle not in f"{r.question} {r.model}".lower() and not r.id.lower().startswith(needle):
                 continue
-            question = _clean(r.question).replace("\n", " ")
+            question = clean(r.question).replace("\n", " ")
             if len(question) > QUESTION_CHARS:
                 question = question[: QUESTION_CHARS - 1] + "…"
-            table.add_row(
-                r.id,
-                time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created)),
-                _clean(r.model),
-                r.termination or r.status,
-                str(r.steps),
-                str(r.tool_calls),
-                f"${r.cost_usd:.4f}" if r.cost_usd is not None else "",
-                question,
-                key=r.id,
-            )
+            table_.add_row(r.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created)), clean(r.model),
+                           r.shown_status, str(r.steps), str(r.tool_calls),
+                           f"${r.cost_usd:.4f}" if r.cost_usd is not None else "", question, key=r.id)
             shown += 1
         where = getattr(self.store, "path", "")
         self.query_one("#sessions-status", Static).update(f"{shown} of {len(self.rows)} sessions · {where}")
@@ -108,17 +129,25 @@ class SessionsScreen(Screen):
         self.query_one(DataTable).focus()
 
     def selected(self) -> str | None:
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
+        table_ = self.query_one(DataTable)
+        if table_.row_count == 0:
             return None
-        key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        key, _ = table_.coordinate_to_cell_key(table_.cursor_coordinate)
         return key.value
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """Esc: clear the filter first, then leave the filter, then leave the browser."""
+        box = self.query_one("#filter", Input)
+        if box.value:
+            box.value = ""
+            self.fill("")
+        elif self.focused is box:
+            self.query_one(DataTable).focus()
+        else:
+            self.app.pop_screen()
 
     def action_focus_filter(self) -> None:
         self.query_one("#filter", Input).focus()
@@ -126,7 +155,7 @@ class SessionsScreen(Screen):
     def action_open(self) -> None:
         sid = self.selected()
         if sid:
-            self.app.push_screen(SessionViewScreen(self.store, sid, self.export_dir))
+            self.app.push_screen(SessionViewScreen(self.store, sid))
 
     def action_resume(self) -> None:
         sid = self.selected()
@@ -136,7 +165,17 @@ class SessionsScreen(Screen):
     def action_export(self) -> None:
         sid = self.selected()
         if sid:
-            export_session(self, self.store, sid, self.export_dir)
+            export_report(self, self.store, sid)
+
+    def action_save_answer(self) -> None:
+        sid = self.selected()
+        if sid:
+            save_answer(self, load_state(self.store, sid))
+
+    def action_copy_answer(self) -> None:
+        sid = self.selected()
+        if sid:
+            copy_answer(self, load_state(self.store, sid))
 
     def action_delete(self) -> None:
         sid = self.selected()
@@ -153,61 +192,31 @@ class SessionsScreen(Screen):
                                            yes="Delete"), done)
 
 
-def export_session(screen: Screen, store: Any, sid: str, directory: Path | None) -> None:
-    path = export_path(sid, directory)
-    try:
-        path.write_text(export(store.events(sid), "md"), encoding="utf-8")
-    except OSError as exc:
-        screen.notify(f"Could not write {path}: {exc}", severity="error")
-        return
-    screen.notify(f"Exported to {path}")
-
-
-def resume_from_browser(screen: Screen, store: Any, sid: str) -> None:
-    row = store.get_session(sid)
-    if row.status == "ended":
-        screen.notify(f"Session {sid} is finished ({row.termination}); fork it at a step instead (open it, f).",
-                      severity="warning")
-        return
-    hook = getattr(screen.app, "resume_session", None)
-    if hook is None:
-        screen.notify("Resuming is not available here.", severity="warning")
-        return
-    hook(sid)
-
-
 class SessionViewScreen(Screen):
     """One stored session, read-only: step through thought, action, observation and tokens."""
 
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("left", "step(-1)", "Previous step"),
-        Binding("right", "step(1)", "Next step"),
-        Binding("f", "fork", "Fork here"),
-        Binding("R", "resume", "Resume"),
-        Binding("x", "export", "Export"),
-    ]
+    ACTIONS = VIEW_ACTIONS
+    BINDINGS = bindings(VIEW_ACTIONS.values())
 
-    def __init__(self, store: Any, session_id: str, export_dir: Path | None = None) -> None:
+    def __init__(self, store: Any, session_id: str) -> None:
         super().__init__()
         self.store = store
         self.session_id = session_id
-        self.export_dir = export_dir
-        self.events = store.events(session_id)
-        self.steps: list[StepView] = step_views(self.events)
+        self.state = load_state(store, session_id)
+        self.steps = self.state.step_numbers
         self.index = 0
-        started = next((e for e in self.events if e.type == "run_started"), None)
-        self.question = started.question if started else store.get_session(session_id).question
-        self.system_prompt = started.system_prompt if started else ""
-        for e in self.events:  # the prompt in force: later edits of message 0 win
-            if e.type == "prompt_edited" and e.index == 0:
-                self.system_prompt = e.content
+
+    def commands(self) -> Iterable[Any]:
+        return palette_commands(self, self.ACTIONS.values())
+
+    @property
+    def system_prompt(self) -> str:
+        return self.state.system_prompt  # the prompt in force: later edits of message 0 win
 
     def compose(self) -> ComposeResult:
         row = self.store.get_session(self.session_id)
-        yield Static(f"Session {self.session_id} · {_clean(row.model)} · {row.termination or row.status}",
-                     classes="screen-title")
-        yield Static(_clean(self.question), id="view-question")
+        yield Static(f"Session {self.session_id} · {clean(row.model)} · {row.shown_status}", classes="screen-title")
+        yield Static(clean(self.state.question), id="view-question")
         yield Static("", id="view-step")
         with VerticalScroll(id="view-body"):
             yield Static("", id="view-thought")
@@ -222,24 +231,24 @@ class SessionViewScreen(Screen):
         if not self.steps:
             self.query_one("#view-step", Static).update("This session has no steps yet.")
             return
-        sv = self.steps[self.index]
+        sv = self.state.steps[self.steps[self.index]]
         tokens = sv.prompt_tokens if sv.prompt_tokens is not None else sv.prompt_tokens_estimate
-        kind = " · forced answer" if sv.purpose == "forced" else ""
+        kind = " · forced answer" if sv.purpose == Purpose.FORCED else ""
         measured = "measured" if sv.prompt_tokens is not None else "estimated"
         cost = f" · ${sv.cost_usd:.5f}" if sv.cost_usd is not None else ""
         self.query_one("#view-step", Static).update(
             f"Step {sv.number} ({self.index + 1} of {len(self.steps)}){kind} · prompt {tokens:,} tokens ({measured})"
             f"{cost}   ←/→ steps · f fork here")
-        self.query_one("#view-thought", Static).update("Thought\n" + (_clean(sv.thought) or "(none)"))
+        self.query_one("#view-thought", Static).update("Thought\n" + (clean(sv.thought) or "(none)"))
         lines = []
-        for av in sv.actions:
-            args = _clean(json.dumps(av.arguments, ensure_ascii=False))
-            lines.append(f"{av.call_id} {_clean(av.tool)} {args} — {av.decision or 'not run'} · {av.status}"
-                         + (f" ({_clean(av.reason)})" if av.reason else ""))
-        if not sv.actions and sv.reply:
-            lines.append(_clean(sv.reply))
+        for av in sv.calls:
+            args = clean(json.dumps(av.arguments, ensure_ascii=False))
+            lines.append(f"{av.call_id} {clean(av.tool)} {args} — {av.label}" + (f" ({clean(av.reason)})" if av.reason
+                                                                               else ""))
+        if not sv.calls and sv.reply:
+            lines.append(clean(sv.reply))
         self.query_one("#view-actions", Static).update("Actions\n" + ("\n".join(lines) or "(none)"))
-        obs = "\n\n---\n\n".join(f"**{av.call_id}**\n\n{_clean(av.observation)}" for av in sv.actions if av.observation)
+        obs = "\n\n---\n\n".join(f"**{av.call_id}**\n\n{clean(av.observation)}" for av in sv.calls if av.observation)
         self.query_one("#view-observation", Markdown).update(obs or "*No observation in this step.*")
 
     def action_step(self, delta: int) -> None:
@@ -251,22 +260,24 @@ class SessionViewScreen(Screen):
         self.app.pop_screen()
 
     def action_export(self) -> None:
-        export_session(self, self.store, self.session_id, self.export_dir)
+        export_report(self, self.store, self.session_id)
+
+    def action_save_answer(self) -> None:
+        save_answer(self, self.state)
+
+    def action_copy_answer(self) -> None:
+        copy_answer(self, self.state)
 
     def action_resume(self) -> None:
         resume_from_browser(self, self.store, self.session_id)
 
     def action_fork(self) -> None:
-        step = self.steps[self.index].number if self.steps else 1
+        step = self.steps[self.index] if self.steps else 1
 
         def done(prompt: str | None) -> None:
-            if prompt is None:
-                return
-            hook = getattr(self.app, "fork_session", None)
-            if hook is None:
-                self.notify("Forking is not available here.", severity="warning")
-                return
-            hook(self.session_id, step, None if prompt == self.system_prompt else prompt)
+            if prompt is not None:
+                self.app.fork_session(self.session_id, step,  # type: ignore[attr-defined]
+                                      None if prompt == self.system_prompt else prompt)
 
         self.app.push_screen(ForkScreen(step, self.system_prompt), done)
 

@@ -36,6 +36,7 @@ class ModelChoice:
     model: str
     api_base: str | None
     remember: bool = False
+    api_key: str | None = None  # kept for this app's runs; written to the config only when remembered
 
 
 class _ModelForm(Vertical):
@@ -48,8 +49,13 @@ class _ModelForm(Vertical):
         yield Input(self._model, placeholder="openai/gpt-4.1-mini · ollama_chat/qwen3 · openai/MODEL", id="model-input")
         yield Static("API base (optional)", classes="field-label")
         yield Input(self._api_base, placeholder="http://127.0.0.1:11434 · http://host:port/v1", id="api-base-input")
+        yield Static("API key (optional: else the provider's own variable, e.g. OPENAI_API_KEY)",
+                     classes="field-label")
+        yield Input("", placeholder="kept for this session only, unless remembered", password=True,
+                    id="api-key-input")
         if self._remember is not None:
-            yield Checkbox("Remember in the config file", self._remember, id="remember", compact=True)
+            yield Checkbox("Remember in the config file (a key is saved readable by you only)", self._remember,
+                           id="remember", compact=True)
         with Horizontal(classes="dialog-buttons"):
             yield Button("Continue", id="continue", variant="primary", compact=True)
             yield Button("Cancel esc", id="cancel", compact=True)
@@ -62,9 +68,10 @@ def _choice(screen: Screen) -> ModelChoice | None:
         screen.query_one("#model-input", Input).focus()
         return None
     base = screen.query_one("#api-base-input", Input).value.strip() or None
+    key = screen.query_one("#api-key-input", Input).value.strip() or None
     boxes = screen.query("#remember")
     remember = bool(boxes and boxes.first(Checkbox).value)
-    return ModelChoice(model, base, remember)
+    return ModelChoice(model, base, remember, key)
 
 
 class SetupScreen(Screen[ModelChoice | None]):

@@ -1,9 +1,14 @@
-"""Typed events: the contract between the engine and its front ends (and the store).
+"""Typed events: the contract between the engine, its front ends, the store and every view.
 
-The engine emits these in order; front ends render them, the store appends them. Every event
-carries the session id, a step number (one step = one model call and the tool calls it made)
-and a timestamp. ``ModelDelta`` is the only event that is not stored one by one: the text of a
-model call is stored with ``ModelCallEnded``.
+A session is its events. The engine emits them in order; ``session.fold.apply`` folds each into
+the session's state (the engine advances only through it), the store appends them, and every
+view (the TUI, the session browser, the headless trace, the exports) is derived from the same
+fold. Every event carries the session id, a step number (one step = one model call and the tool
+calls it made), a timestamp and the run's elapsed time. ``ModelDelta`` is the only event that is
+not stored one by one: the text of a model call is stored with ``ModelCallEnded``.
+
+Kinds, statuses and terminations are ``StrEnum``s: stored as their plain string values, compared
+equal to them, so an old database reads back unchanged.
 """
 
 from __future__ import annotations
@@ -11,19 +16,77 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
-TERMINATIONS = (
-    "answer",
-    "token_limit",
-    "call_limit",
-    "time_limit",
-    "budget_limit",
-    "user_submit",
-    "format_error",
-    "model_error",
-    "cancelled",
-)
+
+class Termination(StrEnum):
+    """How a run ended: exactly one per run."""
+
+    ANSWER = "answer"
+    TOKEN_LIMIT = "token_limit"
+    CALL_LIMIT = "call_limit"
+    TIME_LIMIT = "time_limit"
+    BUDGET_LIMIT = "budget_limit"
+    USER_SUBMIT = "user_submit"
+    FORMAT_ERROR = "format_error"
+    MODEL_ERROR = "model_error"
+    CANCELLED = "cancelled"
+
+
+TERMINATIONS = tuple(t.value for t in Termination)
+
+
+class Purpose(StrEnum):
+    """What a model call is for."""
+
+    RESEARCH = "research"  # a step of the loop (counted against max_calls)
+    FORCED = "forced"  # the forced answer (not counted)
+    EXTRACT = "extract"  # a tool's sub-call (goal-directed extraction)
+    VERIFY = "verify"  # a citation check (sessions verify)
+
+
+class DecisionKind(StrEnum):
+    """The answer to an approval request."""
+
+    APPROVED = "approved"
+    EDITED = "edited"
+    AUTO = "auto"  # approved by policy (auto mode, always-allow, --yes) without asking
+    REJECTED = "rejected"
+    SUBMIT = "submit"  # Submit now instead of a decision
+
+
+class ObservationStatus(StrEnum):
+    """How a tool call fared. FAILED counts towards disabling a tool; the others do not."""
+
+    OK = "ok"
+    FAILED = "failed"  # network error, timeout, server error
+    REFUSED = "refused"  # the network guard refused every URL
+    INVALID = "invalid"  # unknown tool or arguments that do not fit the schema
+    REJECTED = "rejected"  # the user said no
+    DUPLICATE = "duplicate"  # the same call was made before
+    DISABLED = "disabled"  # the tool failed too often
+    REPLAYED = "replayed"  # a fork's recorded observation, not run again
+
+
+class CorrectionReason(StrEnum):
+    """Why the engine added a user message to steer the model."""
+
+    NO_ACTION = "no_action"  # neither a tool call nor an answer
+    FOREIGN_FORMAT = "foreign_format"  # a tool call in another protocol's format
+    CUT_REPLY = "cut_reply"  # the reply was cut by the length limit
+    ANSWER_WITHOUT_EVIDENCE = "answer_without_evidence"  # evidence guard
+
+
+# Corrections that count towards max_format_errors.
+FORMAT_ERROR_REASONS = frozenset({CorrectionReason.NO_ACTION, CorrectionReason.FOREIGN_FORMAT,
+                                  CorrectionReason.CUT_REPLY})
+
+
+class NoticeLevel(StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
 
 
 @dataclass(kw_only=True)
@@ -47,12 +110,17 @@ class Event:
 
 @dataclass(kw_only=True)
 class RunStarted(Event):
+    """A run of the session starts (the first one, or a resumed one)."""
+
     type: ClassVar[str] = "run_started"
     question: str
     model: str
     settings: dict[str, Any] = field(default_factory=dict)
     resumed: bool = False
     system_prompt: str = ""
+    # Auto mode as given on this run's command line (--yes): approval policy never carries over
+    # from an earlier run of the session.
+    auto_approve: bool = False
 
 
 @dataclass(kw_only=True)
@@ -65,13 +133,13 @@ class ModelCallStarted(Event):
     prompt_tokens: int
     threshold: int
     context_window: int
-    purpose: str = "research"  # research | forced | extract
+    purpose: Purpose = Purpose.RESEARCH
     model: str = ""
 
     def stored_dict(self) -> dict[str, Any]:
-        # The full messages are rebuilt from the other events (see resume.py); storing them on
-        # every call would make the database grow with the square of the run's length. Built field
-        # by field: to_dict() (dataclasses.asdict) would deep-copy every message first, at every call.
+        # The full messages are rebuilt from the other events (the fold); storing them on every
+        # call would make the database grow with the square of the run's length. Built field by
+        # field: to_dict() (dataclasses.asdict) would deep-copy every message first, at every call.
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["messages"] = []
         d["message_tokens"] = list(self.message_tokens)
@@ -87,7 +155,7 @@ class ModelDelta(Event):
     stored: ClassVar[bool] = False
     text: str
     reasoning: bool = False
-    purpose: str = "research"
+    purpose: Purpose = Purpose.RESEARCH
 
 
 @dataclass(kw_only=True)
@@ -99,13 +167,14 @@ class ModelCallEnded(Event):
     thought: str = ""
     reasoning: str = ""
     cancelled: bool = False
-    cut: bool = False
-    purpose: str = "research"
+    cut: bool = False  # cut at a <tool_response> the model wrote
+    purpose: Purpose = Purpose.RESEARCH
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     prompt_tokens_estimate: int = 0
     cost_usd: float | None = None
     duration_s: float = 0.0
+    finish_reason: str | None = None  # "length": the reply was cut by the token limit
 
 
 @dataclass(kw_only=True)
@@ -114,7 +183,7 @@ class Retry(Event):
     attempt: int
     delay_s: float
     reason: str
-    purpose: str = "research"
+    purpose: Purpose = Purpose.RESEARCH
 
 
 @dataclass(kw_only=True)
@@ -127,14 +196,31 @@ class ActionProposed(Event):
 
 
 @dataclass(kw_only=True)
+class ApprovalRequested(Event):
+    """The engine waits for a person's decision on ``call_id``."""
+
+    type: ClassVar[str] = "approval_requested"
+    call_id: str
+
+
+@dataclass(kw_only=True)
+class ApprovalModeChanged(Event):
+    """Auto mode switched on or off for the rest of this run."""
+
+    type: ClassVar[str] = "approval_mode_changed"
+    auto: bool
+
+
+@dataclass(kw_only=True)
 class Decision(Event):
     """The answer to an approval request: approve, edit, auto, reject or submit."""
 
     type: ClassVar[str] = "decision"
     call_id: str
-    kind: str  # approved | edited | auto | rejected | submit
+    kind: DecisionKind
     arguments: Any = None
     reason: str = ""
+    always: bool = False  # also approve this tool for the rest of the run
 
 
 @dataclass(kw_only=True)
@@ -156,8 +242,7 @@ class Observation(Event):
     tool: str
     arguments: Any
     text: str
-    # ok | failed | rejected | duplicate | invalid | disabled | refused | replayed
-    status: str = "ok"
+    status: ObservationStatus = ObservationStatus.OK
     duration_s: float = 0.0
     sources: list[int] = field(default_factory=list)
     executed: bool = False  # the tool actually ran (or its recorded result was replayed)
@@ -177,7 +262,7 @@ class Correction(Event):
 
     type: ClassVar[str] = "correction"
     content: str
-    reason: str
+    reason: CorrectionReason
 
 
 @dataclass(kw_only=True)
@@ -202,7 +287,7 @@ class PromptEdited(Event):
 @dataclass(kw_only=True)
 class ForcedAnswer(Event):
     type: ClassVar[str] = "forced_answer"
-    reason: str
+    reason: Termination
     content: str  # the final user message of the forced request
 
 
@@ -212,19 +297,20 @@ class AnswerEvent(Event):
     text: str
     tagged: bool = True
     unsupported: bool = False
+    truncated: bool = False  # a forced answer cut by the length limit, kept as it came
 
 
 @dataclass(kw_only=True)
 class Notice(Event):
     type: ClassVar[str] = "notice"
     text: str
-    level: str = "info"  # info | warning | error
+    level: NoticeLevel = NoticeLevel.INFO
 
 
 @dataclass(kw_only=True)
 class RunEnded(Event):
     type: ClassVar[str] = "run_ended"
-    termination: str
+    termination: Termination
     message: str = ""
     result: dict[str, Any] = field(default_factory=dict)
 
@@ -232,9 +318,9 @@ class RunEnded(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
-        RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, Decision,
-        ToolProgress, Observation, ObservationMessage, Correction, SourceAdded, PromptEdited,
-        ForcedAnswer, AnswerEvent, Notice, RunEnded,
+        RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, ApprovalRequested,
+        ApprovalModeChanged, Decision, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
+        PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded,
     )
 }
 

@@ -11,47 +11,44 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 
+from tui_agent.session.events import ObservationStatus
+from tui_agent.session.fold import SourceState
+
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
     from tui_agent.config import Settings
 
 
-# Status of a tool result. "failed" counts towards disabling a tool; "refused" (network guard)
-# and "invalid" (argument validation) are explained to the model and do not.
-OK, FAILED, REFUSED, INVALID = "ok", "failed", "refused", "invalid"
-
-
-@dataclass
-class Source:
-    number: int
-    url: str
-    title: str = ""
-    read_at: float = field(default_factory=time.time)
+# Status of a tool result. FAILED counts towards disabling a tool; REFUSED (network guard) and
+# INVALID (argument validation) are explained to the model and do not.
+OK, FAILED, REFUSED, INVALID = (ObservationStatus.OK, ObservationStatus.FAILED, ObservationStatus.REFUSED,
+                                ObservationStatus.INVALID)
 
 
 class SourceRegistry:
-    """URLs read during a run, each with a stable citation number [n]."""
+    """URLs read during a run, each with a stable citation number [n].
 
-    def __init__(self) -> None:
-        self._by_url: dict[str, Source] = {}
-        self.on_added: Callable[[Source], None] | None = None
+    Backed by the session state's ``sources`` (by URL) when given: a new source is announced
+    through ``on_added`` (the engine emits ``SourceAdded``, which the fold records) and numbered
+    after the ones the session already has, so a resumed or forked run keeps its numbers.
+    """
 
-    def register(self, url: str, title: str = "") -> Source:
+    def __init__(self, sources: dict[str, SourceState] | None = None,
+                 on_added: Callable[[SourceState], None] | None = None) -> None:
+        self._by_url = sources if sources is not None else {}
+        self.on_added = on_added
+
+    def register(self, url: str, title: str = "") -> SourceState:
         src = self._by_url.get(url)
         if src is None:
-            src = Source(number=len(self._by_url) + 1, url=url, title=title)
-            self._by_url[url] = src
+            src = SourceState(number=len(self._by_url) + 1, url=url, title=title, read_at=time.time())
             if self.on_added:
                 self.on_added(src)
-        elif title and not src.title:
-            src.title = title
+            src = self._by_url.setdefault(url, src)
         return src
 
-    def restore(self, src: Source) -> None:
-        self._by_url[src.url] = src
-
-    def all(self) -> list[Source]:
+    def all(self) -> list[SourceState]:
         return sorted(self._by_url.values(), key=lambda s: s.number)
 
     def urls(self) -> list[str]:
@@ -112,7 +109,7 @@ class ToolRegistry:
         tool = self.tools.get(name)
         if tool is None:
             return f"Unknown tool {name!r}. Available tools: {', '.join(self.tools) or 'none'}."
-        return validate_arguments(tool, arguments)
+        return validate_arguments(tool.name, tool.parameters, arguments)
 
 
 _validators: dict[str, Any] = {}
@@ -129,8 +126,10 @@ def _validator(schema: dict[str, Any]) -> Any:
     return v
 
 
-def validate_arguments(tool: Tool, arguments: Any) -> str | None:
-    validator = _validator(tool.parameters)
+def validate_arguments(name: str, schema: dict[str, Any], arguments: Any) -> str | None:
+    """None when ``arguments`` fit the tool's JSON schema, else a message naming each bad field
+    and what it expects, followed by the schema."""
+    validator = _validator(schema or {"type": "object"})
     errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
@@ -138,5 +137,5 @@ def validate_arguments(tool: Tool, arguments: Any) -> str | None:
     for err in errors[:5]:
         where = ".".join(str(p) for p in err.absolute_path) or "arguments"
         parts.append(f"{where}: {err.message}")
-    schema = json.dumps(tool.parameters, ensure_ascii=False)
-    return f"Invalid arguments for {tool.name}: " + "; ".join(parts) + f". Expected schema: {schema}"
+    shown = json.dumps(schema, ensure_ascii=False)
+    return f"Invalid arguments for {name}: " + "; ".join(parts) + f". Expected schema: {shown}"

@@ -12,14 +12,6 @@ from textual.content import Content
 from textual.widgets import Button, Static
 
 
-class _SchemaTool:
-    """What validate_arguments needs: a name and a JSON schema."""
-
-    def __init__(self, name: str, schema: dict[str, Any]) -> None:
-        self.name = name
-        self.parameters = schema
-
-
 def check_arguments(text: str, tool: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
     """(arguments, None) when ``text`` is JSON valid for the schema, else (None, message)."""
     try:
@@ -28,21 +20,27 @@ def check_arguments(text: str, tool: str, schema: dict[str, Any]) -> tuple[Any, 
         return None, f"Not valid JSON: {exc}"
     from tui_agent.tools.base import validate_arguments  # lazily: keeps the tools package off the first frame
 
-    error = validate_arguments(_SchemaTool(tool, schema or {"type": "object"}), args)  # type: ignore[arg-type]
+    error = validate_arguments(tool, schema, args)
     return (None, error) if error else (args, None)
 
 
 class ApprovalBar(Horizontal):
+    """The buttons of the approval actions (from the screen's action table)."""
+
     DEFAULT_CSS = """
     ApprovalBar { height: 1; width: 1fr; }
     ApprovalBar > Button { margin-right: 1; min-width: 0; }
     """
 
+    def __init__(self, actions: list[Any], **kw) -> None:
+        super().__init__(**kw)
+        self.actions = actions
+
     def compose(self):
-        yield Button("Approve a", id="approve", variant="success", compact=True)
-        yield Button("Edit e", id="edit", variant="primary", compact=True)
-        yield Button("Reject r", id="reject", variant="error", compact=True)
-        yield Button("Always A", id="always", variant="default", compact=True)
+        from tui_agent.app.actions import button
+
+        for action in self.actions:
+            yield button(action)
 
 
 class ArgumentEditor(Vertical):
@@ -75,7 +73,7 @@ class ArgumentEditor(Vertical):
         self.tool, self.schema = tool, schema
         area = self.query_one("#args-text")
         area.text = json.dumps(arguments, indent=2, ensure_ascii=False)
-        self._validate()
+        self.validate()
         area.focus()
 
     @property
@@ -85,14 +83,14 @@ class ArgumentEditor(Vertical):
     def parsed(self) -> tuple[Any, str | None]:
         return check_arguments(self.text, self.tool, self.schema)
 
-    def _validate(self) -> None:
+    def validate(self) -> None:
         _, self.error = self.parsed()
         self.query_one("#args-error", Static).update(self.error or "")
         self.query_one("#approve-edit", Button).disabled = self.error is not None
 
     def on_text_area_changed(self, event) -> None:
         event.stop()
-        self._validate()
+        self.validate()
 
 
 class ActionPane(Vertical):
@@ -105,10 +103,14 @@ class ActionPane(Vertical):
     ActionPane #reject-reason { height: 1; border: none; padding: 0 1; background: $boost; }
     """
 
+    def __init__(self, actions: list[Any], **kw) -> None:
+        super().__init__(**kw)
+        self.actions = actions
+
     def compose(self):
         with VerticalScroll(id="call-scroll"):
             yield Static("", id="call-view")
-        yield ApprovalBar(id="approval-bar")
+        yield ApprovalBar(self.actions, id="approval-bar")
 
     def on_mount(self) -> None:
         self.set_mode("none")

@@ -7,7 +7,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
-from tui_agent.trace_model import CallRecord
+from tui_agent.session.fold import CallState
 
 STATUS_STYLES = {
     "approved": "$success", "auto": "$success", "edited": "$accent", "rejected": "$error", "failed": "$error",
@@ -20,7 +20,7 @@ def status_cell(label: str) -> Content:
     return Content.styled(label, STATUS_STYLES.get(label, ""))
 
 
-def duration_cell(call: CallRecord) -> str:
+def duration_cell(call: CallState) -> str:
     return "" if call.duration_s is None else f"{call.duration_s:.1f}s"
 
 
@@ -51,7 +51,7 @@ class StepList(DataTable):
         self.clear()
         self._steps.clear()
 
-    def upsert(self, call: CallRecord) -> None:
+    def upsert(self, call: CallState) -> None:
         cells = (str(call.step), call.tool or "?", status_cell(call.label), duration_cell(call),
                  call.short_arguments(48))
         if call.call_id in self._steps:

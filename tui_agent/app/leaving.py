@@ -1,0 +1,35 @@
+"""Running the TUI from the command line, and what it leaves in the terminal when it closes."""
+
+from __future__ import annotations
+
+import sys
+
+from tui_agent.app.application import ResearchApp
+from tui_agent.cli.exit_codes import EXIT_NO_ANSWER
+from tui_agent.config import Settings
+
+
+def run_app(settings: Settings, question: str | None, resume: str | None = None) -> int:
+    """Run the TUI; on leaving, print the session, how it ended and how to continue it.
+    Returns the exit code (0 when the last run produced an answer)."""
+    app = ResearchApp(settings, question, resume=resume, handle_signals=True)
+    code = app.run()
+    sys.stdout.write(leaving_note(app))
+    sys.stdout.flush()
+    return EXIT_NO_ANSWER if code is None else int(code)
+
+
+def leaving_note(app: ResearchApp) -> str:
+    """What stays in the terminal after the TUI closes: the session id, its termination and the
+    command that continues (or shows) it."""
+    s = app.session
+    if not s.session_id or not s.runs:
+        return ""
+    sid = s.session_id
+    if s.ended is not None and s.ended.termination != "cancelled":
+        how = f"ended: {s.ended.termination}"
+        then = f"  show it:   tui-agent sessions show {sid}\n  fork it:   tui-agent sessions fork {sid} --at STEP\n"
+    else:
+        how = f"interrupted by {app.interrupted_by}" if app.interrupted_by else "not finished (cancelled)"
+        then = f"  resume it: tui-agent --resume {sid}\n"
+    return f"tui-agent: session {sid} · {how}\n{then}"

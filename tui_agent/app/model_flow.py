@@ -1,0 +1,175 @@
+"""The app's flows around runs: finding or choosing a model, asking the question, new runs,
+the session browser's resume and fork, and quitting. Mixed into ``ResearchApp``."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+
+class ModelFlow:
+    """Flows of ``ResearchApp`` (see application.py for the state they use)."""
+
+    # -- a model --------------------------------------------------------------------------------
+    def _detect_model(self) -> None:
+        from tui_agent import model_setup
+
+        model, base = (self.detect or model_setup.detect)()
+        self.call_from_thread(self._model_detected, model, base)
+
+    def _model_detected(self, model: str | None, base: str | None) -> None:
+        self.starting_note = None
+        if model:
+            self.settings.model = model
+            if base and not self.settings.api_base:
+                self.settings.api_base = base
+            self.notify(f"Using {model}" + (f" at {base}" if base else ""), title="Model found")
+            self._next_setup_step()
+            return
+        from tui_agent.config import config_path
+        from tui_agent.screens.setup import SetupScreen
+        from tui_agent.session.fold import Status
+
+        self.session.status = Status.IDLE
+        self.main.update_header()
+        self.push_screen(SetupScreen(str(config_path())), self._setup_done)
+
+    def _setup_done(self, choice: Any) -> None:
+        if choice is None:
+            self.notify("No model: the app stays idle. Press m to pick one.", severity="warning")
+            return
+        self._apply_model_choice(choice)
+        self._next_setup_step()
+
+    def _apply_model_choice(self, choice: Any) -> None:
+        """Use the chosen model (and API key) for this app's runs; save it only on request."""
+        self.settings = dataclasses.replace(self.settings, model=choice.model, api_base=choice.api_base,
+                                            api_key=choice.api_key or self.settings.api_key)
+        if choice.remember:
+            from tui_agent.config import ConfigError, config_path, save_setting
+
+            try:
+                save_setting("model", choice.model)
+                if choice.api_base:
+                    save_setting("api_base", choice.api_base)
+                if choice.api_key:
+                    save_setting("api_key", choice.api_key, private=True)
+                self.notify(f"Saved in {config_path()}" + (" (readable by you only)" if choice.api_key else ""))
+            except (OSError, ConfigError) as exc:
+                self.notify(f"Could not save the model: {exc}", severity="warning")
+
+    def change_model(self) -> None:
+        """Pick another model (and key): between runs, or while a call is being retried."""
+        if self.session.active and not self.retrying():
+            return
+        from tui_agent.screens.setup import ModelScreen
+
+        ended = self.session.ended
+        if self.session.active:
+            note = "The model call is being retried. Changing the model stops this run; the question runs again " \
+                   "as a new session."
+        else:
+            note = (f"The last run ended with {ended.termination}. " if ended else "") + \
+                "The question runs again as a new session."
+        self.push_screen(ModelScreen(self.settings.model or "", self.settings.api_base, note), self._model_changed)
+
+    async def _model_changed(self, choice: Any) -> None:
+        if choice is None:
+            return
+        if self.session.active:
+            await self._stop_run()
+        self._apply_model_choice(choice)
+        if self.question:
+            self.start_run(self.question, self.settings)
+        else:
+            self._ask_question()
+
+    # -- questions and runs ------------------------------------------------------------------------
+    def _ask_question(self) -> None:
+        from tui_agent.screens.question import QuestionScreen
+
+        self.push_screen(QuestionScreen(), self._question_given)
+
+    def _question_given(self, question: str | None) -> None:
+        if not question:
+            self.main.set_question(self.question)
+            return
+        self.question = question
+        self.start_run(question, self.settings)
+
+    def new_question(self) -> None:
+        if self.session.active:
+            return
+        if not self.settings.model:
+            self.change_model()
+            return
+        self._ask_question()
+
+    # -- the session browser ------------------------------------------------------------------------
+    def open_sessions(self) -> None:
+        from tui_agent.screens.sessions import SessionsScreen
+
+        store = self._open_store(self.settings)
+        if store is None:
+            self.notify("The session database cannot be opened.", severity="error")
+            return
+        self.push_screen(SessionsScreen(store))
+
+    def resume_session(self, session_id: str) -> None:
+        """Continue a stored, unfinished session here (the browser's resume)."""
+        if self.session.active:
+            self.notify("A run is active: finish it, or quit it, before resuming another session.",
+                        severity="warning")
+            return
+        while self.screen is not self.main and len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.start_run("", self.settings, resume_id=session_id)
+
+    def fork_session(self, session_id: str, step: int, system_prompt: str | None) -> None:
+        """Fork a stored session at ``step`` (optionally with a new system prompt) and run the fork."""
+        if self.session.active:
+            self.notify("A run is active: finish it, or quit it, before forking a session.", severity="warning")
+            return
+        from tui_agent.session.resume import fork
+
+        try:
+            new_id = fork(self._open_store(self.settings), session_id, step, system_prompt)
+        except Exception as exc:  # noqa: BLE001 - shown; the app stays open
+            self.notify(f"Could not fork: {exc}", severity="error")
+            return
+        self.notify(f"Forked {session_id} at step {step} as {new_id}.", title="Fork")
+        self.resume_session(new_id)
+
+    # -- stopping and quitting ----------------------------------------------------------------------
+    async def _stop_run(self) -> None:
+        """Cancel the engine and wait (a little) for its worker to record the cancellation."""
+        self.pending = None
+        self.cancel_engine()
+        for worker in list(self.workers):
+            if worker.group == "run":
+                try:
+                    await asyncio.wait_for(worker.wait(), 5.0)
+                except Exception:  # noqa: BLE001 - cancelled or timed out: we go on anyway
+                    pass
+
+    async def quit_asking(self) -> None:
+        if not self.session.active:
+            self.exit(self.exit_code(), return_code=self.exit_code())
+            return
+        from tui_agent.screens.confirm import ConfirmScreen
+
+        sid = self.session.session_id
+        self.push_screen(ConfirmScreen(
+            "Quit while the run is active?",
+            f"The run stops now. Session {sid} stays in the store; continue it later with\n"
+            f"  tui-agent --resume {sid}", "Quit", "Stay"), self._quit_confirmed)
+
+    async def action_quit_app(self) -> None:
+        await self.quit_asking()
+
+    async def _quit_confirmed(self, yes: bool | None) -> None:
+        if not yes:
+            return
+        await self._stop_run()
+        self.exit(self.exit_code(), return_code=self.exit_code())
