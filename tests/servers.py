@@ -217,7 +217,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _LoopbackServer:
     _handler_cls: type[_Handler] = _Handler
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, ssl_context: Any = None) -> None:
+        """``host`` another loopback address (127.0.0.2) and ``port`` a fixed one let two servers
+        share a port on different addresses; ``ssl_context`` (server side) serves HTTPS."""
         self._closing = threading.Event()
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
@@ -229,11 +231,13 @@ class _LoopbackServer:
         handler = type(
             f"{type(self).__name__}Handler", (self._handler_cls,), {"owner": self}
         )
-        self._httpd = _HTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _HTTPServer((host, port), handler)
         self._httpd.owner = self
-        self.host: str = "127.0.0.1"
+        if ssl_context is not None:
+            self._httpd.socket = ssl_context.wrap_socket(self._httpd.socket, server_side=True)
+        self.host: str = host
         self.port: int = int(self._httpd.server_address[1])
-        self.url: str = f"http://127.0.0.1:{self.port}"
+        self.url: str = f"{'https' if ssl_context is not None else 'http'}://{host}:{self.port}"
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
             kwargs={"poll_interval": 0.02},
@@ -844,15 +848,18 @@ class PageServer(_LoopbackServer):
 
     Routes match the full request path including the query string first, then
     the path without the query.  ``hits`` records every request path (with
-    query string); ``requests`` records ``(method, path, headers)``.
+    query string); ``requests`` records ``(method, path, headers)``; ``peers``
+    the client's ``(address, port)`` of each request (one port per connection,
+    so a reused keep-alive connection shows the same port again).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, ssl_context: Any = None) -> None:
         self.routes: dict[str, _Route] = {}
         self.hits: list[str] = []
         self.requests: list[tuple[str, str, dict[str, str]]] = []
         self.bytes_sent: dict[str, int] = {}
-        super().__init__()
+        self.peers: list[tuple[str, int]] = []
+        super().__init__(host, port, ssl_context)
 
     # -- registration --------------------------------------------------------
     def add(
@@ -943,6 +950,7 @@ class PageServer(_LoopbackServer):
             self.requests.append(
                 (h.command, h.path, {k.lower(): v for k, v in h.headers.items()})
             )
+            self.peers.append(tuple(h.client_address[:2]))
             self._cond.notify_all()
         route = self.routes.get(h.path) or self.routes.get(urlsplit(h.path).path)
         if route is None or route.kind != "handler":

@@ -309,3 +309,26 @@ def test_fetch_error_kinds_are_the_documented_ones():
     }
     assert isinstance(GuardError("x"), FetchError) and GuardError("x").kind == "guard"
     assert httpx  # the module under test is built on httpx
+
+
+async def test_guard_returns_what_it_checked_for_the_connection_to_use(monkeypatch):
+    from tui_agent.web.transport import Pin, interleaved
+
+    lookups = []
+
+    async def fake_getaddrinfo(host, port, *args, **kwargs):
+        lookups.append(host)
+        return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("2606:4700:4700::1111", port, 0, 0)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port)),
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.216.34", port))]
+
+    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", fake_getaddrinfo)
+    assert await check_url("https://Public.Test/page", allow_private=False) == \
+        Pin("public.test", ("2606:4700:4700::1111", "93.184.216.34"))
+    # literal addresses need no lookup; with private addresses allowed a name is still resolved once
+    assert await check_url("http://[2606:4700:4700:0::1111]:8080/", allow_private=False) == \
+        Pin("2606:4700:4700:0::1111", ("2606:4700:4700::1111",))
+    assert await check_url("http://0x7f.1/", allow_private=True) == Pin("0x7f.1", ("127.0.0.1",))
+    assert (await check_url("http://intranet.test/", allow_private=True)).host == "intranet.test"
+    assert lookups == ["public.test", "intranet.test"]
+    assert interleaved(("::1", "::2", "10.0.0.1", "10.0.0.2")) == ["::1", "10.0.0.1", "::2", "10.0.0.2"]

@@ -282,3 +282,46 @@ def test_goal_without_a_model_is_a_usage_error(page_server, tmp_path, flags):
     env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path), **{name: "" for name, _ in PROVIDER_DEFAULTS}}
     proc = run_cli("read", url, "--allow-private-urls", "--goal", "tides", *flags, env=env)
     assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("tui-agent:")
+
+
+ODD_REDIRECTS = {  # Location → how the message names it
+    "javascript:alert(1)": "'javascript:alert(1)': only http and https URLs can be visited",
+    "data:text/html,<b>hi</b>": "'data:text/html,<b>hi</b>': only http and https URLs can be visited",
+    "http:\\\\127.0.0.1/": "'http:\\\\127.0.0.1/': not a valid http(s) URL",
+    "http://[::1/": "'http://[::1/': not a valid http(s) URL",
+    "http://example.com:99999/": "'http://example.com:99999/': not a valid http(s) URL (port 99999 is out of range)",
+    "http://xn--/": "Refused to fetch 'http://xn--/': not a valid URL",
+    "": "answered HTTP 302 with an empty Location header",
+}
+
+
+def test_the_command_refuses_odd_redirects_by_name_without_a_traceback(page_server, tmp_path):
+    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path)}
+    for i, (location, named) in enumerate(ODD_REDIRECTS.items()):
+        start = page_server.redirect(f"/r{i}", location)
+        proc = run_cli("read", start, "--allow-private-urls", env=env)
+        assert (proc.returncode, proc.stdout) == (1, ""), location
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith(f"[not read] {start}\n"), proc.stderr
+        assert named in proc.stderr, proc.stderr
+    assert page_server.hits == [f"/r{i}" for i in range(len(ODD_REDIRECTS))]  # no target fetched
+
+
+# Runs `tui-agent read …` with the page pipeline broken by a bug nothing names.
+WITH_A_BUG = (
+    "import sys\n"
+    "import tui_agent.web.page as page\n"
+    "async def broken(*args, **kwargs):\n"
+    "    raise RuntimeError('a bug in the pipeline')\n"
+    "page.read_page = broken\n"
+    "from tui_agent.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_the_command_reports_an_unexpected_error_without_a_traceback(page_server, tmp_path):
+    url = page_server.add("/tides", ARTICLE)
+    proc = run_cli("read", url, "--allow-private-urls", env={"TUI_AGENT_CONFIG_DIR": str(tmp_path)}, code=WITH_A_BUG)
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert proc.stderr == (f"[not read] {url}\nThe page could not be read because of an unexpected error "
+                           f"(RuntimeError: a bug in the pipeline).\n")

@@ -19,9 +19,11 @@ and then:
 the page text, with the model calls' tokens and cost. Without ``--goal`` no model is needed and
 litellm is never imported.
 
-A page that cannot be read (refused address, timeout, HTTP error, unsupported type, no text)
-prints the message the model would get on stderr and exits 1; a page cut at the download cap is
-read (the note says so, exit 0). Bad usage exits 2.
+A page that cannot be read (refused address or redirect, timeout, HTTP error, refused content
+encoding, unsupported type, no text) prints the message the model would get on stderr and exits
+1; a page cut at the download cap is read (the note says so, exit 0). Bad usage exits 2. No
+failure prints a Python traceback: one that nothing below names is reported as an unexpected
+error, exit 1.
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ def main(argv: Sequence[str]) -> int:
         out, err, code = asyncio.run(read(ns.url, settings, fmt=ns.format, goal=ns.goal))
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
+        return EXIT_NO_ANSWER
+    except Exception as exc:  # a failure nothing below named still ends as a message, not a traceback
+        from tui_agent.hygiene import strip_controls
+
+        sys.stderr.write(strip_controls(f"[not read] {ns.url.strip()}\nThe page could not be read because of an "
+                                        f"unexpected error ({type(exc).__name__}: {exc}).") + "\n")
         return EXIT_NO_ANSWER
     if out:
         sys.stdout.write(out if out.endswith("\n") else out + "\n")

@@ -5,15 +5,18 @@
 the cloud metadata address, included), CGNAT, multicast, reserved or unspecified address, in
 IPv4 or IPv6, nor an IPv4 address embedded in IPv6 (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
 Teredo) that is one of those. ``--allow-private-urls`` lifts the address rule (never the scheme
-rule), and every refusal of an address says so.
+rule), and every refusal of an address says so. A host name is resolved once, by
+:func:`resolve`; the guard returns what it checked as a :class:`~tui_agent.web.transport.Pin`.
 
-:func:`fetch` follows redirects itself so each hop passes the guard, streams the body up to a
-byte cap, and bounds the whole fetch in time. Endpoints the user configured (the model API,
-SearXNG) do not go through here.
-
-A residual risk, documented rather than hidden: the guard resolves a name, then httpx resolves
-it again to connect. A DNS server that answers differently within that instant (DNS rebinding)
-could slip a private address past it; pinning the checked address would need a custom transport.
+:func:`fetch` follows redirects itself so each hop passes the guard again, and connects each hop
+to the addresses that hop's check approved (the pinned transport of
+:mod:`tui_agent.web.transport`: the name is not resolved a second time, so DNS rebinding cannot
+swap in another address; Host, TLS server name and certificate check stay on the name). A
+redirect to anything but a valid http(s) URL is refused with a message that names the target.
+The body is read raw and decoded by :mod:`tui_agent.web.decode`, counting decoded bytes up to
+the cap (a decompression bomb stops there; stacked or unknown compressions are refused), and
+the whole fetch is bounded in time. Endpoints the user configured (the model API, SearXNG) do
+not go through here.
 """
 
 from __future__ import annotations
@@ -25,15 +28,18 @@ import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 import httpx
+
+from tui_agent.web import decode
+from tui_agent.web.addresses import blocked_reason, embedded_ipv4, parse_ip  # noqa: F401 - the guard's API
+from tui_agent.web.transport import HELD_LOCATION, MANUAL_REDIRECTS, PIN, REDIRECT_STATUSES, GuardedTransport, Pin
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui_agent.config import Settings
 
 ALLOWED_SCHEMES = ("http", "https")
-REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 # A browser-like identity: some sites refuse clients that announce themselves as scripts.
 USER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -44,28 +50,21 @@ DEFAULT_HEADERS = {
     "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,application/pdf;q=0.9,"
               "text/plain;q=0.8,application/json;q=0.8,*/*;q=0.5",
     "Accept-Language": "en-US,en;q=0.9",
+    # only what tui_agent.web.decode decodes with a bound on its output
+    "Accept-Encoding": decode.ACCEPT_ENCODING,
 }
 ALLOW_FLAG = "--allow-private-urls"
 
-# Networks refused even when the ipaddress module calls them global (it does not know them all).
-_EXTRA_BLOCKED = [
-    ipaddress.ip_network("100.64.0.0/10"),  # CGNAT (shared address space)
-    ipaddress.ip_network("192.0.0.0/24"),  # IETF protocol assignments
-    ipaddress.ip_network("198.18.0.0/15"),  # benchmarking
-    ipaddress.ip_network("0.0.0.0/8"),  # "this network"
-    ipaddress.ip_network("255.255.255.255/32"),
-    ipaddress.ip_network("64:ff9b:1::/48"),  # local-use NAT64
-]
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_METADATA = ipaddress.ip_address("169.254.169.254")
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
+# a DNS name as httpx sends it (IDNA-encoded): labels of letters, digits, "-" and "_"
+_LABEL = re.compile(r"[A-Za-z0-9_\-]{1,63}\Z")
 
 
 class FetchError(Exception):
     """A fetch that did not produce a response.
 
     ``kind`` is one of "timeout", "dns", "connect", "http", "redirect", "too_many_redirects",
-    "guard". The message is written for the model and the user.
+    "guard", "encoding". The message is written for the model and the user.
     """
 
     def __init__(self, message: str, kind: str) -> None:
@@ -79,6 +78,15 @@ class GuardError(FetchError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, "guard")
+
+
+class EncodingError(FetchError):
+    """The server answered, but its body's Content-Encoding is not decoded (stacked layers, an
+    unknown compression) or does not decode. The server's fault, not the tool's: the visit tool
+    reports it as a page without text (status ok), like a binary file."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "encoding")
 
 
 @dataclass
@@ -95,6 +103,9 @@ class FetchResult:
     chain: list[str] = field(default_factory=list)
     # set when the body ended early for another reason than the cap (connection lost mid-body)
     incomplete: str | None = None
+    # bytes the content decoder produced, the cut-off part of its last piece included: at most
+    # the cap plus one piece (decode.PIECE_BYTES), however far the body would have inflated
+    decoded_bytes: int = 0
 
     @property
     def reason(self) -> str:
@@ -106,76 +117,12 @@ class FetchResult:
             return ""
 
 
-Guard = Callable[[str], Awaitable[None]]
+# A guard refuses a URL by raising GuardError (or FetchError); it may return the Pin it checked,
+# and then the connection goes to those addresses. None (a test's guard) leaves it unpinned.
+Guard = Callable[[str], Awaitable["Pin | None"]]
 
 
 # --- the guard --------------------------------------------------------------------------------
-
-
-def blocked_reason(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None:
-    """Why an address may not be fetched, or None when it is public."""
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = embedded_ipv4(ip)
-        if embedded is not None:
-            inner = blocked_reason(embedded)
-            if inner:
-                return f"{inner} (embedded in the IPv6 address {ip})"
-        if ip.scope_id:
-            return "a scoped (link-local) IPv6 address"
-    if ip == _METADATA:
-        return "the cloud metadata address (link-local)"
-    for label, test in (
-        ("an unspecified address", ip.is_unspecified),
-        ("a loopback address", ip.is_loopback),
-        ("a link-local address", ip.is_link_local),
-        ("a multicast address", ip.is_multicast),
-        ("a reserved address", ip.is_reserved),
-        ("a private address", ip.is_private),
-        ("a site-local address", getattr(ip, "is_site_local", False)),
-    ):
-        if test:
-            return label
-    for net in _EXTRA_BLOCKED:
-        if ip.version == net.version and ip in net:
-            return "a carrier-grade NAT address" if net.prefixlen == 10 and ip.version == 4 else "a reserved address"
-    if not ip.is_global:
-        return "a non-public address"
-    return None
-
-
-def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address inside an IPv4-mapped, -compatible, NAT64, 6to4 or Teredo address."""
-    if ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    if ip in _NAT64:
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    if ip.sixtofour is not None:
-        return ip.sixtofour
-    if ip.teredo is not None:
-        return ip.teredo[1]
-    packed = int(ip)
-    # IPv4-compatible (deprecated) ::a.b.c.d, but not :: and ::1 themselves
-    if packed >> 32 == 0 and packed > 1:
-        return ipaddress.IPv4Address(packed)
-    return None
-
-
-def _parse_ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address a literal host stands for (zone indexes and legacy IPv4 forms included)."""
-    host = host.strip("[]")
-    if host.endswith(".") and not host.endswith(".."):
-        host = host[:-1]  # "127.0.0.1." is 127.0.0.1 to some resolvers
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    # Legacy IPv4 spellings that resolvers accept too: 2130706433, 0x7f.1, 0177.0.0.1, 127.1
-    if host and all(c in "0123456789abcdefxABCDEFX." for c in host) and host[0].isdigit():
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(host))
-        except (OSError, ValueError):
-            return None
-    return None
 
 
 def _scheme_refusal(url: str, scheme: str) -> GuardError:
@@ -190,12 +137,25 @@ def _refusal(url: str, what: str) -> GuardError:
     )
 
 
-async def check_url(url: str, allow_private: bool) -> None:
-    """Refuse a URL the model may not fetch; return quietly when it may.
+async def resolve(host: str, port: int) -> list[str]:
+    """Every address ``host`` resolves to, in the resolver's order, without repeats: the one
+    lookup per hop, which the guard checks and the connection then uses."""
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(sockaddr[0] for _family, _type, _proto, _canon, sockaddr in infos))
 
-    Raises :class:`GuardError` for a scheme other than http/https, a malformed URL, or a host
-    that is (or resolves to any) non-public address unless ``allow_private``; raises
-    :class:`FetchError` with kind "dns" when the name does not resolve.
+
+def _valid_name(host: str) -> bool:
+    name = host[:-1] if host.endswith(".") else host
+    return 0 < len(name) <= 253 and all(_LABEL.match(label) for label in name.split("."))
+
+
+async def check_url(url: str, allow_private: bool) -> Pin:
+    """Refuse a URL the model may not fetch; return the :class:`Pin` to connect to when it may.
+
+    Raises :class:`GuardError` for a scheme other than http/https, a malformed URL or host name,
+    or a host that is (or resolves to any) non-public address unless ``allow_private``; raises
+    :class:`FetchError` with kind "dns" when the name does not resolve. The name is resolved
+    once (:func:`resolve`), with or without ``allow_private``, and the pin holds what came back.
     """
     # Parsed by httpx, as the fetch will be: the host checked is the host connected to (a
     # second parser would disagree on oddities like "127。0。0。1" or backslashes).
@@ -204,6 +164,7 @@ async def check_url(url: str, allow_private: bool) -> None:
         scheme = parsed.scheme.lower()
         port = parsed.port
         host = parsed.raw_host.decode("ascii", "replace")
+        parsed.host  # noqa: B018 - decodes IDNA: a malformed A-label ("xn--") fails here
     except (httpx.InvalidURL, ValueError, TypeError, UnicodeError) as exc:
         m = _SCHEME.match(url.strip())
         scheme = m.group(1).lower() if m else ""
@@ -216,47 +177,53 @@ async def check_url(url: str, allow_private: bool) -> None:
         raise GuardError(f"Refused to fetch {url!r}: the URL has no host name.")
     if port is not None and not 0 < port < 65536:
         raise GuardError(f"Refused to fetch {url!r}: not a valid URL (port {port} is out of range).")
-    if allow_private:
-        return
-    ip = _parse_ip(host)
+    ip = parse_ip(host)
     if ip is not None:
-        reason = blocked_reason(ip)
+        reason = None if allow_private else blocked_reason(ip)
         if reason:
             raise _refusal(url, reason)
-        return
-    if host.rstrip(".").lower() in ("localhost",) or host.rstrip(".").lower().endswith(".localhost"):
+        return Pin(host, (str(ip),))
+    if not _valid_name(host):
+        raise GuardError(f"Refused to fetch {url!r}: {host!r} is not a valid host name.")
+    name = host.rstrip(".").lower()
+    if not allow_private and (name == "localhost" or name.endswith(".localhost")):
         raise _refusal(url, "a loopback address (localhost)")
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            host, port or (443 if scheme == "https" else 80), type=socket.SOCK_STREAM
-        )
+        addresses = await resolve(host, port or (443 if scheme == "https" else 80))
     except socket.gaierror as exc:
         raise FetchError(f"Could not resolve the host name {host!r} ({exc.strerror or exc}).", "dns") from None
     except (UnicodeError, ValueError) as exc:
         raise GuardError(f"Refused to fetch {url!r}: the host name is not valid ({exc}).") from None
-    if not infos:
+    if not addresses:
         raise FetchError(f"Could not resolve the host name {host!r} (no addresses).", "dns")
-    for family, _type, _proto, _canon, sockaddr in infos:
+    for address in addresses:
         try:
-            addr = ipaddress.ip_address(sockaddr[0].split("%", 1)[0])
+            addr = ipaddress.ip_address(address.split("%", 1)[0])
         except ValueError:
-            raise _refusal(url, f"an address the guard cannot read ({sockaddr[0]!r})") from None
-        reason = blocked_reason(addr)
+            raise _refusal(url, f"an address the guard cannot read ({address!r})") from None
+        reason = None if allow_private else blocked_reason(addr)
         if reason:
             raise _refusal(url, f"{reason} ({host} resolves to {addr})")
+    return Pin(host, tuple(addresses))
 
 
 # --- the client and the fetch -----------------------------------------------------------------
 
 
+CLIENT_LIMITS = httpx.Limits(max_connections=20, max_keepalive_connections=10)
+"""Connections of the run's client (per pool: pinned fetches and other requests)."""
+
+
 def make_client(settings: "Settings") -> httpx.AsyncClient:
-    """The HTTP client of one run: browser-like headers, no automatic redirects, HTTP/1.1."""
+    """The HTTP client of one run: browser-like headers, no automatic redirects, HTTP/1.1, and
+    the pinned transport (:class:`~tui_agent.web.transport.GuardedTransport`), which connects a
+    fetched URL to the addresses its guard check approved. No environment proxies (see there)."""
     return httpx.AsyncClient(
         follow_redirects=False,
         http2=False,
         headers=DEFAULT_HEADERS,
         timeout=_timeout(settings),
-        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
+        transport=GuardedTransport(CLIENT_LIMITS),
     )
 
 
@@ -299,8 +266,8 @@ async def fetch(
     if guard is None:
         allow = settings.allow_private_urls
 
-        async def guard(u: str) -> None:
-            await check_url(u, allow)
+        async def guard(u: str) -> Pin:
+            return await check_url(u, allow)
 
     cap = settings.visit_max_bytes if max_bytes is None else max_bytes
     limit = settings.visit_total_timeout_s if total_timeout_s is None else total_timeout_s
@@ -319,28 +286,32 @@ async def _fetch(client, url, settings, guard, cap, start) -> FetchResult:
     current = url
     timeout = _timeout(settings)
     for hop in range(settings.visit_max_redirects + 1):
-        await guard(current)
+        pin = await guard(current)
+        extensions = {MANUAL_REDIRECTS: True}
+        if isinstance(pin, Pin):
+            extensions[PIN] = pin
         try:
-            request = client.build_request("GET", current, timeout=timeout)
-        except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
+            request = client.build_request("GET", current, timeout=timeout, extensions=extensions)
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError, UnicodeError) as exc:
             raise GuardError(f"Refused to fetch {current!r}: not a valid URL ({exc}).") from None
         try:
             response = await client.send(request, stream=True, follow_redirects=False)
         except httpx.HTTPError as exc:
             raise _as_fetch_error(exc, current) from None
+        except (httpx.InvalidURL, ValueError, UnicodeError) as exc:
+            # e.g. a client without the guarded transport, whose httpx parses Location and raises
+            raise FetchError(f"The request for {current} failed ({type(exc).__name__}: {exc}).", "http") from None
         try:
-            location = response.headers.get("location")
-            if response.status_code in REDIRECT_STATUSES and location:
-                target = _resolve(current, location)
-                if target is None:
-                    raise FetchError(f"{current} redirected to an unusable location {location!r}.", "redirect")
+            location = response.extensions.get(HELD_LOCATION, response.headers.get("location"))
+            if response.status_code in REDIRECT_STATUSES and location is not None:
+                target = _redirect_target(current, location, response.status_code)
                 if target in chain:
                     loop = " → ".join(chain[chain.index(target):] + [target])
                     raise FetchError(f"Redirect loop: {loop}.", "redirect")
                 chain.append(target)
                 current = target
                 continue
-            body, truncated, broken = await _read_capped(response, cap, current)
+            body, truncated, broken, decoded = await _read_capped(response, cap, current)
             return FetchResult(
                 url=url,
                 final_url=current,
@@ -352,6 +323,7 @@ async def _fetch(client, url, settings, guard, cap, start) -> FetchResult:
                 elapsed_s=time.monotonic() - start,
                 chain=chain,
                 incomplete=broken,
+                decoded_bytes=decoded,
             )
         finally:
             await response.aclose()
@@ -362,33 +334,81 @@ async def _fetch(client, url, settings, guard, cap, start) -> FetchResult:
     )
 
 
-def _resolve(base: str, location: str) -> str | None:
+def _quoted(text: str) -> str:
+    return f"'{text}'" if text.isprintable() else repr(text)
+
+
+def _redirect_target(base: str, location: str, status: int) -> str:
+    """The absolute URL a Location header points to, joined to ``base`` by httpx (the parser
+    the fetch and the guard use); anything but an http(s) URL is refused, naming the target. The
+    guard then checks the target like any URL (host name, port, address)."""
+    shown = location.strip()
+    if not shown:
+        raise FetchError(f"{base} answered HTTP {status} with an empty Location header: there is no "
+                         f"redirect target to follow.", "redirect")
+    m = _SCHEME.match(shown)
+    scheme = m.group(1).lower() if m else ""
+    if scheme and scheme not in ALLOWED_SCHEMES:
+        raise GuardError(f"Refused to follow the redirect from {base} to {_quoted(shown)}: only http and https "
+                         f"URLs can be visited ({scheme}: is not allowed).")
+    # A backslash or a control character is not part of a URL (RFC 3986): some parsers read
+    # "http:\\host" as "http://host", and a guessed repair could be a bypass. (A space in a path
+    # is encoded by httpx, as browsers do; one in a host name is refused by the guard.)
+    if "\\" in shown or any(ord(c) < 0x20 or ord(c) == 0x7F for c in shown):
+        raise FetchError(f"Refused to follow the redirect from {base} to {_quoted(shown)}: not a valid http(s) "
+                         f"URL (it contains a backslash or a control character).", "redirect")
     try:
-        target = urljoin(base, location.strip())
-        parts = urlsplit(target)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        return None
-    # A fragment never changes what is fetched.
-    return parts._replace(fragment="").geturl()
+        alone = httpx.URL(shown)
+        # "http://:80/" or "//": an authority without a host (a join would borrow the base's host)
+        hostless = (scheme or shown.startswith("//")) and not alone.raw_host
+        target = httpx.URL(base).join(alone).copy_with(fragment=None)  # a fragment changes nothing fetched
+        port = target.port
+        text = str(target)
+    except (httpx.InvalidURL, ValueError, TypeError, UnicodeError) as exc:
+        raise FetchError(f"Refused to follow the redirect from {base} to {_quoted(shown)}: not a valid http(s) "
+                         f"URL ({exc}).", "redirect") from None
+    why = "no host name" if hostless or not target.raw_host else \
+        f"port {port} is out of range" if port is not None and not 0 < port < 65536 else None
+    if why:
+        raise FetchError(f"Refused to follow the redirect from {base} to {_quoted(shown)}: not a valid http(s) "
+                         f"URL ({why}).", "redirect")
+    return text
 
 
-async def _read_capped(response: httpx.Response, cap: int, url: str) -> tuple[bytes, bool, str | None]:
-    """(body, stopped at the cap, why the body ended early) — memory stays within cap + a chunk."""
+async def _read_capped(response: httpx.Response, cap: int, url: str) -> tuple[bytes, bool, str | None, int]:
+    """(body, stopped at the cap, why the body ended early, bytes the decoder produced).
+
+    The raw body is decoded piece by piece (:mod:`tui_agent.web.decode`) and the decoded bytes
+    are counted: reading stops at ``cap`` decoded bytes, or at ``cap`` bytes received, so memory
+    stays within the cap plus one piece however far the body would inflate."""
+    try:
+        decoder = decode.decoder_for(response.headers.get_list("content-encoding", split_commas=True), url)
+    except decode.EncodingRefused as exc:
+        raise EncodingError(str(exc)) from None
     buf = bytearray()
+    received = produced = 0
     try:
-        # Chunks as they arrive (decoded): a body cut off mid-way keeps what came before.
-        async for chunk in response.aiter_bytes():
-            if len(buf) + len(chunk) > cap:
-                buf += chunk[: cap - len(buf)]
-                return bytes(buf), True, None
-            buf += chunk
+        async for chunk in response.aiter_raw():
+            received += len(chunk)
+            for piece in decoder.decode(chunk):
+                produced += len(piece)
+                if len(buf) + len(piece) > cap:
+                    buf += piece[: cap - len(buf)]
+                    return bytes(buf), True, None, produced
+                buf += piece
+            if received > cap:  # the download itself reached the cap (a body that barely shrinks)
+                return bytes(buf), True, None, produced
+    except decode.DecodeFailed as exc:
+        if buf:
+            return bytes(buf), False, f"the rest of the body could not be decoded ({exc}).", produced
+        raise EncodingError(f"{url} sent a body that does not decode as its Content-Encoding says ({exc}).") \
+            from None
     except httpx.HTTPError as exc:
         if buf:
             # The connection dropped or stalled mid-body: keep what arrived and say so.
-            return bytes(buf), False, _as_fetch_error(exc, url).message
+            return bytes(buf), False, _as_fetch_error(exc, url).message, produced
         raise _as_fetch_error(exc, url) from None
-    return bytes(buf), False, None
+    return bytes(buf), False, None, produced
 
 
 def _as_fetch_error(exc: httpx.HTTPError, url: str) -> FetchError:

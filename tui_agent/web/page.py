@@ -15,7 +15,7 @@ from typing import Awaitable, Callable
 from tui_agent.hygiene import strip_controls
 from tui_agent.tools.base import FAILED, OK, REFUSED
 from tui_agent.web import content
-from tui_agent.web.net import FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
+from tui_agent.web.net import EncodingError, FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
 
 Fetcher = Callable[..., Awaitable[FetchResult]]
 
@@ -25,7 +25,9 @@ class PageRead:
 
     ``error`` is set when there is no text to show: then it is the whole section the model gets
     ("[not read] URL" or "[no text] URL" and why) and ``status`` says how the tool fared
-    (an HTTP 4xx is ``ok``: the tool worked and the server said no).
+    (an HTTP 4xx is ``ok``: the tool worked and the server said no; so is a body whose
+    Content-Encoding is refused — stacked layers, an unknown compression — "[no text]", like a
+    binary file: the server's doing, not a failure of the tool).
     """
 
     url: str
@@ -65,6 +67,8 @@ async def read_page(url: str, settings, http, *, guard: Guard | None = None, fet
                                    total_timeout_s=max(0.05, deadline - loop.time()))
     except GuardError as exc:
         return _failed(url, REFUSED, exc.message)
+    except EncodingError as exc:  # the server answered with a body not decoded: like a binary file
+        return _failed(url, OK, fetch_error_text(exc), tag="no text")
     except FetchError as exc:
         return _failed(url, FAILED, fetch_error_text(exc))
     except TimeoutError:
@@ -116,6 +120,7 @@ def fetch_error_text(exc: FetchError) -> str:
         "connect": " The server is down or unreachable; try another source.",
         "redirect": " Try another source.",
         "too_many_redirects": " Try another source.",
+        "encoding": " Try another source.",
     }.get(exc.kind, "")
     return exc.message + hint
 
