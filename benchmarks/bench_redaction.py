@@ -1,8 +1,10 @@
 """Redaction: recall on public secret samples, false positives on ordinary text, throughput.
 
 - Recall: ``benchmarks/data/gitleaks_samples.jsonl`` (gitleaks' rule tests, MIT; see its first
-  line). A sample counts as redacted when its secret part (for assignments: the value) no longer
-  appears after ``redact(text, {})``. Reported per credential family (the rule id's family),
+  line). A sample counts as redacted when no LEAK_WINDOW characters in a row of its secret part
+  (for assignments: the value; the whole secret if shorter) survive ``redact(text, {})``, so
+  masking a fragment of a secret does not count (windows that also occur in the text around
+  the secret, such as a name repeating the token prefix, are not counted as leaks). Reported per credential family (the rule id's family),
   then overall for the public samples (kind ``tp``: verbatim literals, and literal secrets in
   assignment contexts) and, separately, for samples generated from the rules' formats.
 - gitleaks' own false-positive samples (``fp``): how many ``redact`` changes (informative: many
@@ -11,9 +13,14 @@
   and base64 PNG data URIs (in a few surrounding contexts), and lines of real text on this
   machine: docstrings and comments of the Python standard library (prose), its source lines
   (code), and the URLs in both. A negative counts when ``redact`` changes it at all.
-- Throughput: ``redact`` on 1 MB of that prose and 1 MB of that code, this implementation vs the
-  one in ``HEAD`` (loaded from ``git show HEAD:tui_agent/hygiene.py`` into a temporary module,
-  measured in the same run, interleaved; median of --repeat).
+- Throughput: ``redact`` on 1 MB of that prose, 1 MB of that code and two adversarial pages (1 MB
+  of secret-named assignments, 1 MB of one base64 run), this implementation vs the one before it
+  (``git show <rev>:tui_agent/hygiene.py`` of the newest revision that still held its own
+  redaction, loaded into a temporary module; measured in the same run, interleaved; median of
+  --repeat).
+- Side by side, when it is installed (``pip install detect-secrets``; not a dependency of the
+  project): detect-secrets 1.5 with its default plugins as a redactor (each value it reports on a
+  line is replaced), on the same samples and on 2,000 items of each negative class.
 
 Run: ``.venv/bin/python benchmarks/bench_redaction.py [--repeat 7] [--show-misses]``.
 """
@@ -46,6 +53,8 @@ from tui_agent.redaction import redact  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "gitleaks_samples.jsonl"
 NEGATIVES_PER_CLASS = 2000
+LEAK_WINDOW = 8
+"""A secret leaks when this many of its characters in a row (or all, if shorter) survive."""
 MB = 1_000_000
 
 FAMILY_ALIASES = {
@@ -73,7 +82,7 @@ def recall(samples: list[dict], show_misses: bool) -> None:
     for s in samples:
         if s["kind"] not in ("tp", "generated"):
             continue
-        ok = s["secret"] not in redact(s["text"], {})
+        ok = not leaks(s, redact)
         bucket = "public" if s["kind"] == "tp" else "generated"
         per_family[family(s["id"])][(bucket, ok)] += 1
         totals[(bucket, ok)] += 1
@@ -94,6 +103,16 @@ def recall(samples: list[dict], show_misses: bool) -> None:
         print("\nmisses:")
         for s in misses:
             print(f"  {s['kind']:<9} {s['id']:<36} {s['text'][:110]!r}")
+
+
+def leaks(sample: dict, redactor) -> bool:
+    """Some LEAK_WINDOW characters in a row of the secret survive (and were not also in the text
+    around the secret, like ``rubygems`` of a ``rubygemsToken = rubygems_…`` name)."""
+    secret, text = sample["secret"], sample["text"]
+    out, context = redactor(text, {}), text.replace(secret, "\0")
+    n = min(LEAK_WINDOW, len(secret))
+    windows = {secret[i:i + n] for i in range(len(secret) - n + 1)}
+    return any(w in out and w not in context for w in windows)
 
 
 def _frac(c: collections.Counter, bucket: str, pct: bool = False) -> str:
@@ -187,15 +206,23 @@ def negatives(rng: random.Random, show: bool) -> tuple[list[str], list[str]]:
 # --- throughput -------------------------------------------------------------------------------
 
 
-def head_redact():
-    source = subprocess.run(["git", "show", "HEAD:tui_agent/hygiene.py"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout
+def baseline_redact():
+    """``redact`` as it was before this implementation: hygiene.py of the newest commit whose
+    hygiene.py still held its own redaction (does not import tui_agent.redaction)."""
+    source, rev = "", ""
+    revs = subprocess.run(["git", "log", "--format=%H", "--", "tui_agent/hygiene.py"], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout.split()
+    for rev in revs:
+        source = subprocess.run(["git", "show", f"{rev}:tui_agent/hygiene.py"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout
+        if "tui_agent.redaction" not in source:
+            break
     tmp = Path(tempfile.mkdtemp()) / "hygiene_head.py"
     tmp.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("hygiene_head", tmp)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.redact
+    return module.redact, rev[:10]
 
 
 def megabyte(lines: list[str]) -> str:
@@ -204,22 +231,78 @@ def megabyte(lines: list[str]) -> str:
 
 
 def throughput(prose: list[str], code: list[str], repeat: int) -> None:
-    old = head_redact()
-    pages = {"1 MB prose": megabyte(prose), "1 MB code": megabyte(code)}
-    print(f"{'page':<14}{'this (MB/s)':>14}{'HEAD (MB/s)':>14}{'this/HEAD time':>17}")
+    old, rev = baseline_redact()
+    print(f"baseline: tui_agent/hygiene.py at {rev} (the redaction before this one)")
+    rng = random.Random(3)
+    pages = {
+        "1 MB prose": megabyte(prose),
+        "1 MB code": megabyte(code),
+        # adversarial: every line a secret-named assignment, and one long base64 run
+        "1 MB key=value": megabyte([f"api_key_{i} = {rng.randbytes(12).hex()}" for i in range(2000)]),
+        "1 MB base64": base64.b64encode(rng.randbytes(MB * 3 // 4)).decode(),
+    }
+    print(f"{'page':<16}{'this (MB/s)':>14}{'before (MB/s)':>14}{'this/before':>17}")
     for name, page in pages.items():
         new_t, old_t = [], []
         for _ in range(repeat):
             new_t.append(_timed(redact, page))
             old_t.append(_timed(old, page))
         n, o = statistics.median(new_t), statistics.median(old_t)
-        print(f"{name:<14}{len(page) / MB / n:>14.1f}{len(page) / MB / o:>14.1f}{n / o:>16.1f}x")
+        print(f"{name:<16}{len(page) / MB / n:>14.1f}{len(page) / MB / o:>14.1f}{n / o:>16.1f}x")
 
 
 def _timed(fn, page: str) -> float:
     start = time.perf_counter()
     fn(page, {})
     return time.perf_counter() - start
+
+
+# --- detect-secrets side by side ---------------------------------------------------------------
+
+
+def detect_secrets_redactor():
+    """``redact``-like function built on detect-secrets' default plugins, or None if not installed."""
+    try:
+        from detect_secrets.core.scan import scan_line
+        from detect_secrets.settings import default_settings
+    except ImportError:
+        return None
+
+    def redact_with_detect_secrets(text: str, _env=None) -> str:
+        with default_settings():
+            out = []
+            for line in text.split("\n"):
+                values = sorted({s.secret_value for s in scan_line(line) if s.secret_value}, key=len, reverse=True)
+                for v in values:
+                    line = line.replace(v, "[REDACTED]")
+                out.append(line)
+        return "\n".join(out)
+
+    return redact_with_detect_secrets
+
+
+def compare_detect_secrets(samples: list[dict], prose: list[str], code: list[str]) -> None:
+    other = detect_secrets_redactor()
+    if other is None:
+        print("detect-secrets is not installed: side-by-side comparison skipped (pip install detect-secrets)")
+        return
+    rows = []
+    for bucket in ("tp", "generated"):
+        chosen = [s for s in samples if s["kind"] == bucket]
+        ours = sum(not leaks(s, redact) for s in chosen)
+        theirs = sum(not leaks(s, other) for s in chosen)
+        rows.append((f"recall, {'public' if bucket == 'tp' else 'generated'} samples", ours, theirs, len(chosen)))
+    rng = random.Random(11)
+    classes = synthetic_negatives(rng)
+    classes["prose lines"] = rng.sample(prose, min(NEGATIVES_PER_CLASS, len(prose)))
+    classes["code lines"] = rng.sample(code, min(NEGATIVES_PER_CLASS, len(code)))
+    for name, items in classes.items():
+        ours = sum(redact(x, {}) != x for x in items)
+        theirs = sum(other(x) != x for x in items)
+        rows.append((f"changed: {name}", ours, theirs, len(items)))
+    print(f"{'side by side':<40}{'this':>16}{'detect-secrets':>18}")
+    for label, ours, theirs, n in rows:
+        print(f"{label:<40}{f'{ours}/{n}':>16}{f'{theirs}/{n}':>18}")
 
 
 def main() -> None:
@@ -233,6 +316,8 @@ def main() -> None:
     gitleaks_fps(samples, args.show_misses)
     print()
     prose, code = negatives(random.Random(10), args.show_misses)
+    print()
+    compare_detect_secrets(samples, prose, code)
     print()
     throughput(prose, code, args.repeat)
 

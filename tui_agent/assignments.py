@@ -55,6 +55,9 @@ _IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 _CALL_OR_INDEX_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*[(\[]")
 _FILE_RE = re.compile(r"(?i)\.(?:pem|key|crt|cer|p12|pfx|json|ya?ml|txt|env|keytab|jks|der|pub|cfg|conf|ini)$")
 _EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+_DIGIT_RE = re.compile(r"\d")
+_SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
+_SPACE_RE = re.compile(r"\s")
 
 
 def is_placeholder(value: str) -> bool:
@@ -85,10 +88,10 @@ def looks_random(value: str, min_length: int = MIN_SECRET_VALUE_LENGTH) -> bool:
         return len(value) >= MIN_NUMERIC_SECRET_LENGTH and len(set(value)) >= MIN_DISTINCT_CHARS
     if len(set(value)) < MIN_DISTINCT_CHARS:
         return False
-    lower = any(c.islower() for c in value)
-    upper = any(c.isupper() for c in value)
-    digit = any(c.isdigit() for c in value)
-    other = any(not c.isalnum() for c in value)
+    lower = value.upper() != value
+    upper = value.lower() != value
+    digit = _DIGIT_RE.search(value) is not None
+    other = _SYMBOL_RE.search(value) is not None
     if digit and (lower or upper):
         return True
     if lower + upper + digit + other >= 3:
@@ -106,8 +109,9 @@ def _looks_like_location(value: str) -> bool:
 
 
 MAX_REFERENCE_DIGIT_SHARE = 0.1
-"""An unquoted identifier-like value (``self._token``, ``KQ_FILTER_READ``) is a reference in code
-unless digits are at least this share of it, as in a generated ``b__8k74ad7reuv…``."""
+"""An unquoted identifier-like value is a reference in code when it has no digit
+(``KQ_FILTER_READ``) or is made of ``_``/``.``-separated words with digits under this share
+(``self._token2``), not like a generated ``b__8k74ad7reuv…``."""
 
 
 def _is_reference(value: str) -> bool:
@@ -115,8 +119,11 @@ def _is_reference(value: str) -> bool:
         return True  # get_password(user), tokens[0]
     if not _IDENTIFIER_RE.match(value):
         return False
-    digits = sum(c.isdigit() for c in value)
-    return digits < MAX_REFERENCE_DIGIT_SHARE * len(value)
+    digits = len(_DIGIT_RE.findall(value))
+    if not digits:
+        return True  # KQ_FILTER_READ, userPassword
+    # self._token2, config.api_key_v2: separated words with a digit or two
+    return ("_" in value or "." in value) and digits < MAX_REFERENCE_DIGIT_SHARE * len(value)
 
 
 def password_like(value: str, quoted: bool) -> bool:
@@ -193,6 +200,11 @@ _VALUE_RE = re.compile(
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
+def _closes_element(text: str, pos: int, name_start: int) -> bool:
+    name = _NAME_TAIL.match(text, name_start).group(0)
+    return re.match(r"\s*</" + re.escape(name) + ">", text[pos:pos + len(name) + 40]) is not None
+
+
 def _trim_closers(value: str) -> str:
     """Drop what belongs to the code around an unquoted value: the ``}`` of ``{token: abc}``, the
     ``):`` of ``def f(pwd=None):``."""
@@ -258,8 +270,8 @@ def _find_all(haystack, needle) -> Iterator[int]:
 def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tuple[int, int] | None:
     op = m.group("op")
     before = text[name_start - 1] if name_start else ""
-    if op.startswith(">") and before != "<":
-        return None  # '>' only closes an XML start tag
+    if op.startswith(">") and (before != "<" or not _closes_element(text, m.end(), name_start)):
+        return None  # '>' only ends an XML start tag whose element holds just the value
     if not op.strip() and not text[name_start:name_start + 1] == "-":
         return None  # whitespace alone separates a CLI flag from its value, nothing else
     if m.group("block") and op.strip() != ":":
@@ -283,7 +295,7 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tupl
     if op.strip() == "," and not (quoted and m.group("q")) and not (
             not quoted and not m.group("q") and text[m.end():m.end() + 1] in ",\n\r"):
         return None  # only "name", "value" and CSV's name,value, (not a call's arguments)
-    if any(c.isspace() for c in inner):
+    if _SPACE_RE.search(inner):
         return None  # a phrase, not a secret
     if not quoted and (_is_reference(inner) or inner[:1] in "([{"):
         return None  # code: a reference (token = self._token) or an expression (pwd = (a, b))
