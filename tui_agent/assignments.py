@@ -200,6 +200,12 @@ _VALUE_RE = re.compile(
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
+def _in_netrc_line(text: str, pos: int) -> bool:
+    """``machine host login user password VALUE`` (.netrc), on one line."""
+    line = text[text.rfind("\n", 0, pos) + 1:pos]
+    return line.lstrip().startswith(("machine ", "default ")) and " login " in f" {line} "
+
+
 def _closes_element(text: str, pos: int, name_start: int) -> bool:
     name = _NAME_TAIL.match(text, name_start).group(0)
     return re.match(r"\s*</" + re.escape(name) + ">", text[pos:pos + len(name) + 40]) is not None
@@ -243,7 +249,8 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
         raw = text[start:end]
         name = raw.rstrip(".-")
         end = start + len(name)
-        if not _OPERATOR_PEEK.match(text, end) and not (name.startswith("-") and _FLAG_PEEK.match(text, end)):
+        if not _OPERATOR_PEEK.match(text, end) and not (
+                _FLAG_PEEK.match(text, end) and (name.startswith("-") or _in_netrc_line(text, start))):
             continue
         kind = name_kind(name.lstrip("$-"))
         if kind is None:
@@ -272,8 +279,8 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tupl
     before = text[name_start - 1] if name_start else ""
     if op.startswith(">") and (before != "<" or not _closes_element(text, m.end(), name_start)):
         return None  # '>' only ends an XML start tag whose element holds just the value
-    if not op.strip() and not text[name_start:name_start + 1] == "-":
-        return None  # whitespace alone separates a CLI flag from its value, nothing else
+    if not op.strip() and not text[name_start:name_start + 1] == "-" and not (kind == PASSWORD and _in_netrc_line(text, name_start)):
+        return None  # whitespace alone separates a CLI flag (or a .netrc password) from its value
     if m.group("block") and op.strip() != ":":
         return None
     s, e = m.span("value")

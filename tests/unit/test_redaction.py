@@ -191,7 +191,9 @@ SECRET = "Xk29fLq83vBn01Zt"
         "db_passwd = '{s}'", "--password {s}", "--api-key={s}", "<accessToken>{s}</accessToken>",
         'auth_token := "{s}"', "aws_secret_access_key = {s}", "secret_key: |\n  {s}", 'os.environ["MY_TOKEN"] = "{s}"',
         '<add key="ClearTextPassword" value="{s}" />', 'setenv("SERVICE_TOKEN", "{s}")', "Password={s};Server=db",
-        '\\"apiKey\\": \\"{s}\\"',
+        '\\"apiKey\\": \\"{s}\\"', "machine api.example.com login me@example.com password {s}",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={s};EndpointSuffix=core.windows.net",
+        "jdbc:mysql://db/app?user=root&password={s}&ssl=true",
     ],
 )
 def test_redact_masks_the_value_of_secret_named_assignments_and_keeps_the_name(template):
