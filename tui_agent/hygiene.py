@@ -1,27 +1,33 @@
 """Observation hygiene: what every piece of outside text goes through before a model sees it.
 
-- :func:`strip_controls` removes terminal escapes (CSI, OSC, DCS, …), C0/C1 controls, BEL and
-  DEL, keeping tab and newline (a carriage return becomes a newline).
-- :func:`redact` replaces secret values from the environment and credential shapes.
+- :func:`strip_controls` removes terminal escapes (CSI, OSC, DCS, …), C0 controls (except tab and
+  newline; a carriage return becomes a newline), C1 controls (U+0080–U+009F) and DEL.
+- :func:`terminal_safe` is strip_controls plus the bidirectional embeddings, overrides and
+  isolates, for text that reaches a terminal.
+- :func:`redact` (from :mod:`tui_agent.redaction`) replaces secrets with ``[REDACTED]``.
+- :func:`scrub` copies a JSON-able structure with every string (keys too) stripped and redacted,
+  for what is written as JSON.
 - :func:`escape_tags` neutralises the protocol tags so page text can never close a
   ``<tool_response>`` block or forge an ``<answer>``.
 - :func:`cap_tokens` cuts to a token budget with a note saying how much was cut.
 
-:func:`clean_observation` chains them in that order. All of it is linear-time regex work; a
-1 MB text takes a few tens of milliseconds.
+:func:`clean_observation` chains strip_controls → redact → escape_tags → cap_tokens. All of it is
+linear-time work (regexes anchored on literals, no nested quantifiers); a 1 MB page takes tens of
+milliseconds (benchmarks/bench_redaction.py).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import threading
-from collections import OrderedDict
-from typing import Mapping
+from typing import Any, Mapping
 
 from tui_agent import tokens
+from tui_agent.redaction import REDACTED, Finding, find_secrets, redact, secret_values
 
-REDACTED = "[REDACTED]"
+__all__ = [
+    "REDACTED", "Finding", "cap_tokens", "clean_observation", "cut_note", "escape_tags", "find_secrets",
+    "redact", "scrub", "secret_values", "strip_controls", "terminal_safe",
+]
 
 # --- control characters and terminal escapes ------------------------------------------------
 
@@ -53,6 +59,46 @@ def strip_controls(text: str) -> str:
     return _CONTROL_RE.sub("", text)
 
 
+# --- what reaches a terminal ----------------------------------------------------------------
+
+# Embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069) reorder the characters
+# after them, so page text could make a line read differently from what it says ("Trojan
+# Source"). They are removed. The marks U+200E, U+200F and U+061C are kept: they are strong
+# characters themselves, cannot reorder other strong text, and right-to-left text needs them to
+# place its punctuation. Line and paragraph separators (U+2028, U+2029) become newlines, the way
+# a reader would see them.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_TERMINAL_TABLE = {ord(c): None for c in BIDI_CONTROLS} | {0x2028: "\n", 0x2029: "\n"}
+_TERMINAL_RE = re.compile("[" + BIDI_CONTROLS + "\u2028\u2029]")
+
+
+def terminal_safe(text: str) -> str:
+    """:func:`strip_controls`, then remove bidirectional controls: for text shown in a terminal."""
+    text = strip_controls(text)
+    if not text or not _TERMINAL_RE.search(text):
+        return text
+    return text.translate(_TERMINAL_TABLE)
+
+
+def scrub(obj: Any, environ: Mapping[str, str] | None = None, *, terminal: bool = False) -> Any:
+    """A copy of ``obj`` with every string, dict keys included, passed through strip_controls and
+    redact (``terminal=True``: terminal_safe and redact), for writing as JSON.
+
+    Dicts, lists and tuples are copied recursively (tuples stay tuples); other values are
+    returned as they are. Two keys that become equal after scrubbing keep the later value.
+    """
+    clean = terminal_safe if terminal else strip_controls
+    if isinstance(obj, str):
+        return redact(clean(obj), environ)
+    if isinstance(obj, dict):
+        return {scrub(k, environ, terminal=terminal): scrub(v, environ, terminal=terminal) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [scrub(v, environ, terminal=terminal) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(scrub(v, environ, terminal=terminal) for v in obj)
+    return obj
+
+
 # --- protocol tags ----------------------------------------------------------------------------
 
 PROTOCOL_TAGS = ("think", "tool_call", "tool_response", "answer")
@@ -72,107 +118,6 @@ def escape_tags(text: str) -> str:
     if not text or "<" not in text:
         return text
     return _TAG_RE.sub("&lt;", text)
-
-
-# --- redaction --------------------------------------------------------------------------------
-
-SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
-# Names that say they hold a location, not a secret (TIKTOKEN_CACHE_DIR, SSH_KEY_PATH, …).
-LOCATION_NAME_SUFFIXES = ("_DIR", "_PATH", "_FILE", "_HOME")
-MIN_SECRET_LENGTH = 6
-
-# Credential shapes, one alternation so a text is scanned once. Each starts at a word boundary;
-# the pattern begins with a character class (and checks the boundary behind it) for speed, and
-# each branch checks the first character it belongs to.
-_SHAPE_RE = re.compile(
-    r"[sAgxBb](?<=\b[sAgxBb])(?:"
-    r"(?<=s)k-[A-Za-z0-9][A-Za-z0-9_\-]{15,}"  # sk-…: OpenAI / Anthropic style keys
-    r"|(?<=A)KIA[0-9A-Z]{16}\b"  # AKIA…: AWS access key id
-    r"|(?<=g)h[pousr]_[A-Za-z0-9]{20,}"  # ghp_ gho_ ghu_ ghs_ ghr_: GitHub tokens
-    r"|(?<=g)ithub_pat_[A-Za-z0-9_]{20,}"  # github_pat_…: GitHub fine-grained tokens
-    r"|(?<=x)ox[abposr]-[A-Za-z0-9\-]{10,}"  # xoxb- xoxp- …: Slack tokens
-    # "Bearer <token>": the word stays, the token goes. A token has a digit and 16+ characters,
-    # so prose like "bearer instruments" is left alone.
-    r"|(?<=[Bb])(?P<bearer>earer\s+)(?=[A-Za-z\-._~+/=]*\d)[A-Za-z0-9\-._~+/]{16,}=*"
-    r")"
-)
-
-
-def _shape_sub(m: re.Match[str]) -> str:
-    bearer = m.group("bearer")
-    return m.group(0)[0] + bearer + REDACTED if bearer else REDACTED
-
-
-_NUMERIC = re.compile(r"[\d.,:+\-]+")
-
-_cache_lock = threading.Lock()
-_env_cache: OrderedDict[tuple[str, ...], re.Pattern[str] | None] = OrderedDict()
-_ENV_CACHE_SIZE = 8
-
-
-def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Values of variables whose names look secret, longest first.
-
-    Skipped: values shorter than MIN_SECRET_LENGTH and purely numeric values (``MAX_TOKENS=100000``
-    is a setting, and blanking every "100000" in page text would corrupt facts).
-    For ``os.environ`` the result is memoised until the environment changes (every stored event
-    is redacted, and scanning the environment costs ~50 µs; comparing it with a snapshot ~1 µs).
-    """
-    global _values_memo
-    if environ is None:
-        data = getattr(os.environ, "_data", None)  # CPython's raw mapping behind os.environ
-        memo = _values_memo
-        if data is None:
-            return _scan_secret_values(os.environ)
-        if memo is not None and memo[0] == data:
-            return memo[1]
-        snapshot = dict(data)  # taken before the scan: a change during it only causes a rescan
-        values = _scan_secret_values(os.environ)
-        _values_memo = (snapshot, values)
-        return values
-    return _scan_secret_values(environ)
-
-
-_values_memo: tuple[dict, tuple[str, ...]] | None = None
-
-
-def _scan_secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
-    found = set()
-    for name, value in environ.items():
-        upper = name.upper()
-        if not any(part in upper for part in SECRET_NAME_PARTS) or upper.endswith(LOCATION_NAME_SUFFIXES):
-            continue
-        value = value.strip()
-        if len(value) < MIN_SECRET_LENGTH or _NUMERIC.fullmatch(value):
-            continue
-        found.add(value)
-    return tuple(sorted(found, key=lambda v: (-len(v), v)))
-
-
-def _env_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
-    with _cache_lock:
-        if values in _env_cache:
-            _env_cache.move_to_end(values)
-            return _env_cache[values]
-    pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
-    with _cache_lock:
-        _env_cache[values] = pattern
-        while len(_env_cache) > _ENV_CACHE_SIZE:
-            _env_cache.popitem(last=False)
-    return pattern
-
-
-def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """Replace secret environment values and credential shapes with ``[REDACTED]``.
-
-    The pattern of environment values is compiled once per distinct set of values and cached.
-    """
-    if not text:
-        return text
-    pattern = _env_pattern(secret_values(environ))
-    if pattern is not None:
-        text = pattern.sub(REDACTED, text)
-    return _SHAPE_RE.sub(_shape_sub, text)
 
 
 # --- size -------------------------------------------------------------------------------------

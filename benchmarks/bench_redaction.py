@@ -1,0 +1,326 @@
+"""Redaction: recall on public secret samples, false positives on ordinary text, throughput.
+
+- Recall: ``benchmarks/data/gitleaks_samples.jsonl`` (gitleaks' rule tests, MIT; see its first
+  line). A sample counts as redacted when no LEAK_WINDOW characters in a row of its secret part
+  (for assignments: the value; the whole secret if shorter) survive ``redact(text, {})``, so
+  masking a fragment of a secret does not count (windows that also occur in the text around
+  the secret, such as a name repeating the token prefix, are not counted as leaks). Reported per credential family (the rule id's family),
+  then overall for the public samples (kind ``tp``: verbatim literals, and literal secrets in
+  assignment contexts) and, separately, for samples generated from the rules' formats.
+- gitleaks' own false-positive samples (``fp``): how many ``redact`` changes (informative: many
+  are placeholders or public keys, some are credential-shaped on purpose).
+- Negatives that must stay intact: 2,000 each of random commit hashes, UUIDs, sha256 hex strings
+  and base64 PNG data URIs (in a few surrounding contexts), and lines of real text on this
+  machine: docstrings and comments of the Python standard library (prose), its source lines
+  (code), and the URLs in both. A negative counts when ``redact`` changes it at all.
+- Throughput: ``redact`` on 1 MB of that prose, 1 MB of that code and two adversarial pages (1 MB
+  of secret-named assignments, 1 MB of one base64 run), this implementation vs the one before it
+  (``git show <rev>:tui_agent/hygiene.py`` of the newest revision that still held its own
+  redaction, loaded into a temporary module; measured in the same run, interleaved; median of
+  --repeat).
+- Side by side, when it is installed (``pip install detect-secrets``; not a dependency of the
+  project): detect-secrets 1.5 with its default plugins as a redactor (each value it reports on a
+  line is replaced), on the same samples and on 2,000 items of each negative class.
+
+Run: ``.venv/bin/python benchmarks/bench_redaction.py [--repeat 7] [--show-misses]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import collections
+import importlib.util
+import json
+import random
+import re
+import statistics
+import struct
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import uuid
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tui_agent.redaction import redact  # noqa: E402
+
+DATA = ROOT / "benchmarks" / "data" / "gitleaks_samples.jsonl"
+NEGATIVES_PER_CLASS = 2000
+LEAK_WINDOW = 8
+"""A secret leaks when this many of its characters in a row (or all, if shorter) survive."""
+MB = 1_000_000
+
+FAMILY_ALIASES = {
+    "PKCS8": "private-key", "RSA": "private-key", "private": "private-key", "new": "newrelic",
+    "vault": "hashicorp-vault", "claude": "anthropic", "microsoft": "teams", "1password": "1password",
+    "aws": "aws", "jwt": "jwt", "curl": "curl", "generic": "generic", "database": "generic",
+    "mcp": "generic", "hashicorp": "hashicorp-terraform", "datafactory": "azure", "azure": "azure",
+}
+
+
+def family(rule_id: str) -> str:
+    head = rule_id.split("-")[0]
+    return FAMILY_ALIASES.get(head, head)
+
+
+def load_samples() -> list[dict]:
+    with DATA.open(encoding="utf-8") as f:
+        return [r for r in map(json.loads, f) if "_meta" not in r]
+
+
+def recall(samples: list[dict], show_misses: bool) -> None:
+    per_family: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    totals: collections.Counter = collections.Counter()
+    misses = []
+    for s in samples:
+        if s["kind"] not in ("tp", "generated"):
+            continue
+        ok = not leaks(s, redact)
+        bucket = "public" if s["kind"] == "tp" else "generated"
+        per_family[family(s["id"])][(bucket, ok)] += 1
+        totals[(bucket, ok)] += 1
+        if bucket == "public":
+            totals[(s["origin"], ok)] += 1
+        if not ok:
+            misses.append(s)
+    print(f"{'family':<22}{'public':>14}{'generated':>14}")
+    for fam in sorted(per_family):
+        c = per_family[fam]
+        print(f"{fam:<22}{_frac(c, 'public'):>14}{_frac(c, 'generated'):>14}")
+    print()
+    print(f"recall, public samples (kind tp):        {_frac(totals, 'public', pct=True)}")
+    print(f"  of which verbatim literals:            {_frac(totals, 'literal', pct=True)}")
+    print(f"  of which literal secrets in contexts:  {_frac(totals, 'literal-secret', pct=True)}")
+    print(f"recall, generated from rule formats:     {_frac(totals, 'generated', pct=True)}")
+    if show_misses:
+        print("\nmisses:")
+        for s in misses:
+            print(f"  {s['kind']:<9} {s['id']:<36} {s['text'][:110]!r}")
+
+
+def leaks(sample: dict, redactor) -> bool:
+    """Some LEAK_WINDOW characters in a row of the secret survive (and were not also in the text
+    around the secret, like ``rubygems`` of a ``rubygemsToken = rubygems_…`` name)."""
+    secret, text = sample["secret"], sample["text"]
+    out, context = redactor(text, {}), text.replace(secret, "\0")
+    n = min(LEAK_WINDOW, len(secret))
+    windows = {secret[i:i + n] for i in range(len(secret) - n + 1)}
+    return any(w in out and w not in context for w in windows)
+
+
+def _frac(c: collections.Counter, bucket: str, pct: bool = False) -> str:
+    hit, miss = c[(bucket, True)], c[(bucket, False)]
+    if not hit + miss:
+        return "-"
+    text = f"{hit}/{hit + miss}"
+    return f"{text}  ({100 * hit / (hit + miss):.1f}%)" if pct else text
+
+
+def gitleaks_fps(samples: list[dict], show: bool) -> None:
+    fps = [s for s in samples if s["kind"] == "fp"]
+    changed = [s for s in fps if redact(s["text"], {}) != s["text"]]
+    print(f"gitleaks false-positive samples changed: {len(changed)}/{len(fps)}")
+    if show:
+        for s in changed:
+            print(f"  {s['id']:<36} {redact(s['text'], {})[:110]!r}")
+
+
+# --- negatives --------------------------------------------------------------------------------
+
+
+def png_data_uri(rng: random.Random) -> str:
+    w, h = rng.randint(1, 24), rng.randint(1, 24)
+    raw = b"".join(b"\x00" + rng.randbytes(w * 3) for _ in range(h))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def synthetic_negatives(rng: random.Random) -> dict[str, list[str]]:
+    contexts = ["{}", "commit {} fixed it", '"id": "{}",', "https://example.com/files/{}", "({})"]
+    img_contexts = ['<img src="{}">', "![figure]({})", "{}"]
+
+    def place(values, ctx):
+        return [ctx[i % len(ctx)].format(v) for i, v in enumerate(values)]
+
+    n = NEGATIVES_PER_CLASS
+    return {
+        "commit hashes (40 hex)": place([rng.randbytes(20).hex() for _ in range(n)], contexts),
+        "UUIDs": place([str(uuid.UUID(bytes=rng.randbytes(16), version=4)) for _ in range(n)], contexts),
+        "sha256 hex": place([rng.randbytes(32).hex() for _ in range(n)], contexts),
+        "base64 PNG data URIs": place([png_data_uri(rng) for _ in range(n)], img_contexts),
+    }
+
+
+def stdlib_text() -> tuple[list[str], list[str]]:
+    """(prose lines, code lines) from the standard library: docstrings and comments are prose."""
+    prose, code = [], []
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        source = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc:
+                    prose.extend(line.strip() for line in doc.splitlines() if len(line.strip()) > 20)
+        for line in source.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("#") and len(stripped) > 20:
+                prose.append(stripped.lstrip("# "))
+            elif stripped and not stripped.startswith(("#", '"""', "'''")):
+                code.append(line)
+    return prose, code
+
+
+def negatives(rng: random.Random, show: bool) -> tuple[list[str], list[str]]:
+    prose, code = stdlib_text()
+    urls = sorted({u.rstrip(".,;:)'\"") for line in prose + code for u in re.findall(r"https?://[^\s<>\"'`]+", line)})
+    classes = synthetic_negatives(rng)
+    classes["prose lines (stdlib docstrings, comments)"] = prose
+    classes["code lines (stdlib source)"] = code
+    classes["URLs without credentials"] = urls
+    print(f"{'negative class':<44}{'changed':>18}")
+    for name, items in classes.items():
+        changed = [x for x in items if redact(x, {}) != x]
+        print(f"{name:<44}{len(changed):>8}/{len(items):<9} ({100 * len(changed) / max(1, len(items)):.2f}%)")
+        if show:
+            for x in changed[:40]:
+                print(f"    {redact(x, {})[:120]!r}")
+    return prose, code
+
+
+# --- throughput -------------------------------------------------------------------------------
+
+
+def baseline_redact():
+    """``redact`` as it was before this implementation: hygiene.py of the newest commit whose
+    hygiene.py still held its own redaction (does not import tui_agent.redaction)."""
+    source, rev = "", ""
+    revs = subprocess.run(["git", "log", "--format=%H", "--", "tui_agent/hygiene.py"], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout.split()
+    for rev in revs:
+        source = subprocess.run(["git", "show", f"{rev}:tui_agent/hygiene.py"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout
+        if "tui_agent.redaction" not in source:
+            break
+    tmp = Path(tempfile.mkdtemp()) / "hygiene_head.py"
+    tmp.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("hygiene_head", tmp)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.redact, rev[:10]
+
+
+def megabyte(lines: list[str]) -> str:
+    text = "\n".join(lines)
+    return (text * (MB // max(1, len(text)) + 1))[:MB]
+
+
+def throughput(prose: list[str], code: list[str], repeat: int) -> None:
+    old, rev = baseline_redact()
+    print(f"baseline: tui_agent/hygiene.py at {rev} (the redaction before this one)")
+    rng = random.Random(3)
+    pages = {
+        "1 MB prose": megabyte(prose),
+        "1 MB code": megabyte(code),
+        # adversarial: every line a secret-named assignment, and one long base64 run
+        "1 MB key=value": megabyte([f"api_key_{i} = {rng.randbytes(12).hex()}" for i in range(2000)]),
+        "1 MB base64": base64.b64encode(rng.randbytes(MB * 3 // 4)).decode(),
+    }
+    print(f"{'page':<16}{'this (MB/s)':>14}{'before (MB/s)':>14}{'this/before':>17}")
+    for name, page in pages.items():
+        new_t, old_t = [], []
+        for _ in range(repeat):
+            new_t.append(_timed(redact, page))
+            old_t.append(_timed(old, page))
+        n, o = statistics.median(new_t), statistics.median(old_t)
+        print(f"{name:<16}{len(page) / MB / n:>14.1f}{len(page) / MB / o:>14.1f}{n / o:>16.1f}x")
+
+
+def _timed(fn, page: str) -> float:
+    start = time.perf_counter()
+    fn(page, {})
+    return time.perf_counter() - start
+
+
+# --- detect-secrets side by side ---------------------------------------------------------------
+
+
+def detect_secrets_redactor():
+    """``redact``-like function built on detect-secrets' default plugins, or None if not installed."""
+    try:
+        from detect_secrets.core.scan import scan_line
+        from detect_secrets.settings import default_settings
+    except ImportError:
+        return None
+
+    def redact_with_detect_secrets(text: str, _env=None) -> str:
+        with default_settings():
+            out = []
+            for line in text.split("\n"):
+                values = sorted({s.secret_value for s in scan_line(line) if s.secret_value}, key=len, reverse=True)
+                for v in values:
+                    line = line.replace(v, "[REDACTED]")
+                out.append(line)
+        return "\n".join(out)
+
+    return redact_with_detect_secrets
+
+
+def compare_detect_secrets(samples: list[dict], prose: list[str], code: list[str]) -> None:
+    other = detect_secrets_redactor()
+    if other is None:
+        print("detect-secrets is not installed: side-by-side comparison skipped (pip install detect-secrets)")
+        return
+    rows = []
+    for bucket in ("tp", "generated"):
+        chosen = [s for s in samples if s["kind"] == bucket]
+        ours = sum(not leaks(s, redact) for s in chosen)
+        theirs = sum(not leaks(s, other) for s in chosen)
+        rows.append((f"recall, {'public' if bucket == 'tp' else 'generated'} samples", ours, theirs, len(chosen)))
+    rng = random.Random(11)
+    classes = synthetic_negatives(rng)
+    classes["prose lines"] = rng.sample(prose, min(NEGATIVES_PER_CLASS, len(prose)))
+    classes["code lines"] = rng.sample(code, min(NEGATIVES_PER_CLASS, len(code)))
+    for name, items in classes.items():
+        ours = sum(redact(x, {}) != x for x in items)
+        theirs = sum(other(x) != x for x in items)
+        rows.append((f"changed: {name}", ours, theirs, len(items)))
+    print(f"{'side by side':<40}{'this':>16}{'detect-secrets':>18}")
+    for label, ours, theirs, n in rows:
+        print(f"{label:<40}{f'{ours}/{n}':>16}{f'{theirs}/{n}':>18}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--show-misses", action="store_true", help="list missed samples and changed negatives")
+    args = parser.parse_args()
+    samples = load_samples()
+    recall(samples, args.show_misses)
+    print()
+    gitleaks_fps(samples, args.show_misses)
+    print()
+    prose, code = negatives(random.Random(10), args.show_misses)
+    print()
+    compare_detect_secrets(samples, prose, code)
+    print()
+    throughput(prose, code, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+"""Assignments whose name says secret, and what counts as a secret-looking value.
+
+A name says secret when its words (``AUTH_CLIENT_SECRET``, ``clientSecret``, ``x-api-key``,
+``$DB_PASSWD``) include a password word or a token/secret/credential word, and do not end in a
+word that makes it a label (``token_url``, ``secret_name``, ``client_id``, ``max_tokens``).
+Recognised forms: ``name = "v"``, ``name: v`` (YAML, also ``|``/``>`` blocks), ``"name": "v"``,
+``NAME=v``, ``name := v`` and other operators, ``--name v``/``--name=v``, ``<name>v</name>``,
+``<add key="Password" value="v"/>``, ``setenv("NAME", "v")``, ``Authorization: Bearer v``.
+
+The value is masked, the name kept, and only when the value looks like a secret
+(:func:`looks_random`, or a password of at least MIN_PASSWORD_LENGTH characters): references
+(``${X}``, ``$X``, ``var.x``, ``{{ x }}``), placeholders (``xxxx``, ``<token>``, ``changeme``),
+paths, URLs without credentials and plain words are left alone.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Iterator
+
+MIN_SECRET_VALUE_LENGTH = 8
+"""Shortest value of a token/secret/key-named assignment that is masked."""
+MIN_PASSWORD_LENGTH = 6
+"""Shortest value of a password-named assignment that is masked."""
+MIN_KEY_VALUE_LENGTH = 20
+"""Shortest value masked when the only secret word of the name is a bare ``key``."""
+MIN_NUMERIC_SECRET_LENGTH = 16
+"""An all-digit value counts as random only from this length (``MAX_TOKENS=100000`` is a setting)."""
+MIN_DISTINCT_CHARS = 5
+"""A value with fewer distinct characters is a placeholder (``xxxxxxxx``, ``12121212``)."""
+MIN_LETTERS_ONLY_LENGTH = 16
+MIN_LETTERS_ONLY_ENTROPY = 3.0
+"""A value of letters only (no digit, no symbol) counts as random only in mixed case, at least
+this long, with at least this Shannon entropy in bits per character."""
+MAX_VALUE_CHARS = 1_000
+"""Longest value looked at; a longer one is cut to this (the rest of a huge blob stays)."""
+MAX_NAME_CHARS = 80
+"""Longest assignment name looked at around a keyword."""
+
+# --- values -----------------------------------------------------------------------------------
+
+_PLACEHOLDER_WORDS = frozenset(
+    "redacted null none nil true false undefined string required optional empty secret password passwd "
+    "token apikey api_key key value changeme changeit placeholder example sample dummy fake test mock todo "
+    "fixme your_password your_token your_api_key yourpassword mypassword ****".split()
+)
+_PLACEHOLDER_RE = re.compile(
+    r"(?i)^(?:x+|\*+|\.+|#+|-+|_+|0+|<[^>\d]*>|\[[^\]\d]*\]|\{[^}\d]*\}|%\w+%|\$\w+|\$\{.*|\$\(.*"
+    r"|(?:your|my|insert|enter|replace|put)[_\- ]?.*(?:here|key|token|secret|password).*|.*_here)$"
+)
+_REFERENCE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")  # var.db_password
+_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+_CALL_OR_INDEX_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*[(\[]")
+_FILE_RE = re.compile(r"(?i)\.(?:pem|key|crt|cer|p12|pfx|json|ya?ml|txt|env|keytab|jks|der|pub|cfg|conf|ini)$")
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+_DIGIT_RE = re.compile(r"\d")
+_SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
+_SPACE_RE = re.compile(r"\s")
+
+
+def is_placeholder(value: str) -> bool:
+    """A reference, template, placeholder or already-redacted value, not a secret."""
+    v = value.strip()
+    if not v or "REDACTED" in v or "${" in v or "{{" in v or "$(" in v:
+        return True
+    return v.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER_RE.match(v)) or len(set(v)) < 3
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+def looks_random(value: str, min_length: int = MIN_SECRET_VALUE_LENGTH) -> bool:
+    """Long and varied enough to be a generated secret rather than a word, number or name.
+
+    At least ``min_length`` characters and MIN_DISTINCT_CHARS distinct ones, not a placeholder,
+    path, URL or e-mail address; then letters with digits, or three character classes (lower,
+    upper, digit, symbol), or mixed-case letters of MIN_LETTERS_ONLY_LENGTH with high entropy.
+    All-digit values count from MIN_NUMERIC_SECRET_LENGTH.
+    """
+    if len(value) < min_length or is_placeholder(value) or _looks_like_location(value):
+        return False
+    if value.isdigit():
+        return len(value) >= MIN_NUMERIC_SECRET_LENGTH and len(set(value)) >= MIN_DISTINCT_CHARS
+    if len(set(value)) < MIN_DISTINCT_CHARS:
+        return False
+    lower = value.upper() != value
+    upper = value.lower() != value
+    digit = _DIGIT_RE.search(value) is not None
+    other = _SYMBOL_RE.search(value) is not None
+    if digit and (lower or upper):
+        return True
+    if lower + upper + digit + other >= 3:
+        return True
+    return (lower and upper and not other and len(value) >= MIN_LETTERS_ONLY_LENGTH
+            and entropy(value) >= MIN_LETTERS_ONLY_ENTROPY)
+
+
+def _looks_like_location(value: str) -> bool:
+    if value.startswith(("/", "./", "../", "~/")) or re.match(r"^[A-Za-z]:\\", value):
+        return True
+    if "://" in value and "@" not in value:
+        return True
+    return bool(_FILE_RE.search(value) or _EMAIL_RE.match(value))
+
+
+MAX_REFERENCE_DIGIT_SHARE = 0.1
+"""An unquoted identifier-like value is a reference in code when it has no digit
+(``KQ_FILTER_READ``) or is made of ``_``/``.``-separated words with digits under this share
+(``self._token2``), not like a generated ``b__8k74ad7reuv…``."""
+
+
+def _is_reference(value: str) -> bool:
+    if _CALL_OR_INDEX_RE.match(value):
+        return True  # get_password(user), tokens[0]
+    if not _IDENTIFIER_RE.match(value):
+        return False
+    digits = len(_DIGIT_RE.findall(value))
+    if not digits:
+        return True  # KQ_FILTER_READ, userPassword
+    # self._token2, config.api_key_v2: separated words with a digit or two
+    return ("_" in value or "." in value) and digits < MAX_REFERENCE_DIGIT_SHARE * len(value)
+
+
+def password_like(value: str, quoted: bool) -> bool:
+    """A password: MIN_PASSWORD_LENGTH or longer, not a placeholder; unquoted, not a bare word
+    (``password: userPassword`` in code is a reference)."""
+    if len(value) < MIN_PASSWORD_LENGTH or is_placeholder(value) or _looks_like_location(value):
+        return False
+    if _REFERENCE_RE.match(value) or (not quoted and _is_reference(value)):
+        return False
+    return True
+
+
+# --- names ------------------------------------------------------------------------------------
+
+_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode"})
+_SECRET_PARTS = ("password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "privatekey",
+                 "secretkey", "credential", "signingkey", "encryptionkey", "masterkey", "accountkey",
+                 "sharedaccesskey", "clientkey", "consumerkey", "sessionkey", "authkey")
+_SECRET_WORDS = frozenset({"auth", "authorization", "creds", "bearer", "login", "pat", "pwd", "pass"})
+_LABEL_LAST_WORDS = frozenset(
+    "id ids name names url uri urls uris endpoint file files path paths dir length len size type types count "
+    "limit expiry expires expiration ttl format version header field prefix suffix label hint policy mode "
+    "enabled required provider method scope scopes regex pattern timeout duration algorithm alg store manager "
+    "service class param params column table index location ref reference env var variable placeholder "
+    "hash digest schema kind source mapping map".split()
+)
+_LABEL_FIRST_WORDS = frozenset(
+    "max min num total input output prompt completion cached reasoning public pub csrf xsrf is has use enable "
+    "disable show hide no allow require reset forgot primary foreign sort partition".split()
+)
+_TOKEN_COUNT_WORDS = frozenset({"tokens", "tokenizer", "tokenizers", "tokenize", "tokenized", "tokenization"})
+
+PASSWORD, SECRET, KEY = "password", "secret", "key"
+
+
+def name_kind(name: str) -> str | None:
+    """PASSWORD, SECRET, KEY (a bare ``key`` word) or None for a name that does not say secret."""
+    words = [w.lower() for w in _WORD_RE.findall(name)]
+    if not words or words[-1] in _LABEL_LAST_WORDS or words[0] in _LABEL_FIRST_WORDS:
+        return None
+    if _TOKEN_COUNT_WORDS.intersection(words):
+        return None
+    joined = "".join(words)
+    if _PASSWORD_WORDS.intersection(words) or any(p in joined for p in ("password", "passwd", "passphrase")):
+        return PASSWORD
+    if any(part in joined for part in _SECRET_PARTS) or _SECRET_WORDS.intersection(words):
+        return SECRET
+    if "key" in words:
+        return KEY
+    return None
+
+
+# --- the detector -----------------------------------------------------------------------------
+
+# Keywords are found with str.find on a lower-cased copy (much faster than a case-insensitive
+# regex); the name around each is then read with anchored regexes.
+_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "login", "bearer")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.$-")
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.$\-]{0,%d}" % MAX_NAME_CHARS)
+# After a name, an operator must follow (or whitespace, for a --flag): most keyword hits in prose
+# ("the key findings") fail here, before any other work.
+_OPERATOR_PEEK = re.compile(r"\\?[\"'`]?\]?[ \t]*(?:[:=>,?+.]|value)")
+_FLAG_PEEK = re.compile(r"[ \t]+\S")
+_VALUE_RE = re.compile(
+    r"(?P<q>\\?[\"'`])?\]?"  # closing quote of a quoted name; ] of os.environ['NAME']
+    r"(?P<op>[ \t]*(?::::=|::=|:=|=>|==|\?=|\+=|\.=|=|:|,)[ \t]*"
+    r"|[ \t]+value[ \t]*=[ \t]*|>[ \t]*(?:\r?\n[ \t]*)?|[ \t]+)"
+    r"(?P<block>[|>][-+]?[ \t]*\r?\n[ \t]*)?"  # YAML block scalar
+    r"(?:(?P<scheme>Bearer|Basic|Token|Api-Token|Digest|JWT)[ \t]+)?"
+    r"(?P<value>\\\"(?:[^\"\\\n]|\\[^\"\n])*\\\"|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`"
+    r"|[^\s\"'`,;<>|&\\]+)"
+)
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+
+def _in_netrc_line(text: str, pos: int) -> bool:
+    """``machine host login user password VALUE`` (.netrc), on one line."""
+    line = text[text.rfind("\n", 0, pos) + 1:pos]
+    return line.lstrip().startswith(("machine ", "default ")) and " login " in f" {line} "
+
+
+def _closes_element(text: str, pos: int, name_start: int) -> bool:
+    name = _NAME_TAIL.match(text, name_start).group(0)
+    return re.match(r"\s*</" + re.escape(name) + ">", text[pos:pos + len(name) + 40]) is not None
+
+
+def _trim_closers(value: str) -> str:
+    """Drop what belongs to the code around an unquoted value: the ``}`` of ``{token: abc}``, the
+    ``):`` of ``def f(pwd=None):``."""
+    while value:
+        last = value[-1]
+        if last in ":;," or (last in _CLOSERS and value.count(last) > value.count(_CLOSERS[last])):
+            value = value[:-1]
+        else:
+            break
+    return value
+
+
+_SCHEME_RE = re.compile(r"(?:Bearer|Basic|Token|Api-Token|Digest|JWT)[ \t]+")
+
+
+def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of each masked value of a secret-named assignment."""
+    if text.isascii():
+        lowered: str | bytes = text.encode("ascii").lower()  # bytes: much faster to lower and search
+        keywords: tuple = _KEYWORDS_BYTES
+    else:
+        lowered = text.lower()
+        if len(lowered) != len(text):  # a few characters lower-case to two: ASCII-only lowering
+            lowered = text.translate(_ASCII_LOWER)
+        keywords = _KEYWORDS
+    hits = sorted({i for kw in keywords for i in _find_all(lowered, kw)})
+    done_until = -1
+    for i in hits:
+        if i < done_until:
+            continue
+        start, lo = i, max(0, i - MAX_NAME_CHARS)
+        while start > lo and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        end = _NAME_TAIL.match(text, i).end()
+        done_until = end
+        raw = text[start:end]
+        name = raw.rstrip(".-")
+        end = start + len(name)
+        if not _OPERATOR_PEEK.match(text, end) and not (
+                _FLAG_PEEK.match(text, end) and (name.startswith("-") or _in_netrc_line(text, start))):
+            continue
+        kind = name_kind(name.lstrip("$-"))
+        if kind is None:
+            continue
+        m = _VALUE_RE.match(text, end)
+        if m is None:
+            continue
+        span = _value_span(text, m, start, kind)
+        if span:
+            yield span[0], span[1], f"assignment-{kind}"
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+_KEYWORDS_BYTES = tuple(k.encode() for k in _KEYWORDS)
+
+
+def _find_all(haystack, needle) -> Iterator[int]:
+    i = haystack.find(needle)
+    while i >= 0:
+        yield i
+        i = haystack.find(needle, i + 1)
+
+
+def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tuple[int, int] | None:
+    op = m.group("op")
+    before = text[name_start - 1] if name_start else ""
+    if op.startswith(">") and (before != "<" or not _closes_element(text, m.end(), name_start)):
+        return None  # '>' only ends an XML start tag whose element holds just the value
+    if not op.strip() and not text[name_start:name_start + 1] == "-" and not (kind == PASSWORD and _in_netrc_line(text, name_start)):
+        return None  # whitespace alone separates a CLI flag (or a .netrc password) from its value
+    if m.group("block") and op.strip() != ":":
+        return None
+    s, e = m.span("value")
+    value = m.group("value")
+    quoted = value[:1] in "\"'`"
+    if value.startswith('\\"'):
+        s, e = s + 2, e - 2
+    elif quoted:
+        s, e = s + 1, e - 1
+    if not quoted:
+        e = s + len(_trim_closers(text[s:e]))
+    inner = text[s:e]
+    scheme = _SCHEME_RE.match(inner)
+    if scheme and quoted:
+        s += scheme.end()
+        inner = text[s:e]
+    e = min(e, s + MAX_VALUE_CHARS)
+    inner = inner[:MAX_VALUE_CHARS]
+    if op.strip() == "," and not (quoted and m.group("q")) and not (
+            not quoted and not m.group("q") and text[m.end():m.end() + 1] in ",\n\r"):
+        return None  # only "name", "value" and CSV's name,value, (not a call's arguments)
+    if _SPACE_RE.search(inner):
+        return None  # a phrase, not a secret
+    if not quoted and (_is_reference(inner) or inner[:1] in "([{"):
+        return None  # code: a reference (token = self._token) or an expression (pwd = (a, b))
+    if op.strip() == "," and not quoted and not looks_random(inner):
+        return None  # CSV's name,value, needs a random value
+    if kind == PASSWORD:
+        ok = password_like(inner, quoted)
+    elif kind == KEY:
+        ok = looks_random(inner, MIN_KEY_VALUE_LENGTH) and not _REFERENCE_RE.match(inner)
+    else:
+        ok = looks_random(inner) and not (not quoted and _REFERENCE_RE.match(inner))
+    return (s, e) if ok else None
+
+
+# --- Kubernetes Secret manifests --------------------------------------------------------------
+
+_K8S_KIND = re.compile(r"(?m)kind:[ \t]*[\"']?[Ss]ecret[\"']?[ \t]*$")  # literal first: fast
+_K8S_DATA = re.compile(r"(?m)^(?P<indent>[ \t]*)data:[ \t]*$")
+_K8S_ENTRY = re.compile(
+    r"(?m)^(?P<indent>[ \t]+)(?:#[^\n]*|[\w.\-]+:[ \t]*(?:[|>][-+]?[ \t]*\n[ \t]+)?[\"']?"
+    r"(?P<v>[A-Za-z0-9+/]{10,}={0,3})[\"']?[ \t]*)$"
+)
+
+
+def kubernetes_secret_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """The base64 values under ``data:`` in a manifest of ``kind: Secret`` (documents split on ---)."""
+    if "kind:" not in text or "data:" not in text or not _K8S_KIND.search(text):
+        return
+    bounds = [0] + [m.end() for m in re.finditer(r"(?m)^---[ \t]*$", text)] + [len(text)]
+    for offset, stop in zip(bounds, bounds[1:]):
+        doc = text[offset:stop]
+        if not _K8S_KIND.search(doc):
+            continue
+        for data in _K8S_DATA.finditer(doc):
+            pos = data.end() + 1
+            while True:
+                m = _K8S_ENTRY.match(doc, pos)
+                if m is None or len(m.group("indent").expandtabs()) <= len(data.group("indent").expandtabs()):
+                    break
+                if m.group("v"):
+                    yield offset + m.start("v"), offset + m.end("v"), "kubernetes-secret"
+                pos = m.end() + 1

@@ -1,0 +1,257 @@
+"""Secret redaction: credential formats, secret-named assignments, key blocks, URL and curl
+credentials, and the values of secret-named environment variables.
+
+:func:`redact` replaces each secret with :data:`REDACTED` and keeps what makes the text readable:
+the name of an assignment (``password = "[REDACTED]"``), the scheme, user and host of a URL
+(``https://alice:[REDACTED]@db.example``), the word ``Bearer``. :func:`find_secrets` returns the
+spans it would replace, named by detector. Both work on plain text (not JSON-encoded text) and
+are idempotent: redacting twice gives the same text.
+
+Detectors (each a linear scan anchored on a cheap literal or keyword):
+
+- formats from :mod:`tui_agent.secret_rules` (one alternation);
+- PEM private key blocks, whole (``-----BEGIN … PRIVATE KEY-----`` to its END line);
+- credentials in URLs (``scheme://user:password@host``: the password);
+- ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
+- assignments whose name says secret (:mod:`tui_agent.assignments`), Kubernetes Secret data;
+- values of environment variables whose names say secret, when the value looks like a secret
+  (:func:`tui_agent.assignments.looks_random`), and their URL-encoded form.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+from urllib.parse import quote
+
+from tui_agent import secret_rules
+from tui_agent.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
+
+REDACTED = "[REDACTED]"
+
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PWD", "AUTH")
+"""An environment variable whose name contains one of these may hold a secret."""
+LOCATION_NAME_SUFFIXES = ("_DIR", "_PATH", "_FILE", "_HOME", "_URL", "_HOST", "_ID", "_NAME")
+"""…unless its name says it holds a location or a label (TIKTOKEN_CACHE_DIR, SSH_KEY_PATH)."""
+MIN_ENV_SECRET_LENGTH = 8
+"""Shorter environment values are never masks (``OPENAI_API_KEY=ollama`` must not blank words)."""
+MAX_PEM_BLOCK_CHARS = 20_000
+"""How far after a BEGIN line an END line is looked for (a 16384-bit RSA key is ~12 KB)."""
+CURL_CONTEXT_CHARS = 2_000
+"""``-u``/``--user`` counts as curl's flag when ``curl`` occurs this close before it."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A span of text that :func:`redact` replaces; ``kind`` names the detector or format."""
+
+    start: int
+    end: int
+    kind: str
+
+
+# --- PEM blocks -------------------------------------------------------------------------------
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+# Without an END line the block runs over what a key body is made of (base64, header lines,
+# whitespace, or the literal \n of a key quoted inside JSON).
+_PEM_BODY = re.compile(r"(?:\\[nr]|[A-Za-z0-9+/=\s:,\-])*")
+
+
+def _pem_spans(text: str) -> Iterator[Finding]:
+    if "PRIVATE KEY" not in text:
+        return
+    for m in _PEM_BEGIN.finditer(text):
+        end = _PEM_END.search(text, m.end(), m.end() + MAX_PEM_BLOCK_CHARS)
+        stop = end.end() if end else _PEM_BODY.match(text, m.end(), m.end() + MAX_PEM_BLOCK_CHARS).end()
+        yield Finding(m.start(), stop, "private-key-block")
+
+
+# --- credentials in URLs and curl -------------------------------------------------------------
+
+# Starts with the literal "://" so re can skip ahead fast; the scheme before it is checked apart.
+_URL_CREDENTIALS = re.compile(r"://(?P<user>[^\s:/?#@\[\]\"'<>]{0,200}):(?P<pw>[^\s/?#@\"'<>]{1,500})@(?=[\w\[])")
+_SCHEME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+.-")
+
+
+def _url_spans(text: str) -> Iterator[Finding]:
+    if "://" not in text:
+        return
+    for m in _URL_CREDENTIALS.finditer(text):
+        if m.start() and text[m.start() - 1] in _SCHEME_CHARS and not is_placeholder(m.group("pw")):
+            yield Finding(*m.span("pw"), "url-password")
+
+
+_CURL_USER = re.compile(
+    r"(?<![\w-])(?:-u|--user)(?:[ \t]*=[ \t]*|[ \t]+)"
+    r"(?P<cred>\"[^\"\n]*\"(?::\"[^\"\n]*\")?|'[^'\n]*'|[^\s'\":]*:(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]*))"
+)
+_WEAK_CURL_PASSWORDS = frozenset({"pass", "password", "pwd", "test", "token", "secret", "changeme", "changeit"})
+
+
+def _curl_spans(text: str) -> Iterator[Finding]:
+    if "curl" not in text:
+        return
+    for m in _CURL_USER.finditer(text):
+        if "curl" not in text[max(0, m.start() - CURL_CONTEXT_CHARS):m.start()]:
+            continue
+        part = _curl_secret_part(text, *m.span("cred"))
+        if part:
+            yield Finding(*part, "curl-user")
+
+
+def _curl_secret_part(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Span of the password in ``user:password`` (quoted whole or in parts), or of the user when
+    the password is empty; None for placeholders and values without a colon."""
+    cred = text[start:end]
+    if is_placeholder(cred):
+        return None  # <user:password>, $USER:$PASS
+    if cred[:1] in "\"'" and cred.endswith(cred[0]) and cred.count(cred[0]) == 2:
+        start, end, cred = start + 1, end - 1, cred[1:-1]  # "user:password" as one quoted word
+    colon = _unquoted_colon(cred)
+    if colon < 0:
+        return None
+    user = (start, start + colon)
+    pw = (start + colon + 1, end)
+    for span in (pw, user) if pw[1] > pw[0] else (user,):
+        s, e = span
+        if text[s:e][:1] in "\"'" and e - s >= 2 and text[e - 1] == text[s]:
+            s, e = s + 1, e - 1
+        value = text[s:e]
+        if value and not is_placeholder(value) and value.lower() not in _WEAK_CURL_PASSWORDS and len(set(value)) > 3:
+            return s, e
+        if span is pw and value:
+            return None  # a placeholder password: the user is not the secret either
+    return None
+
+
+def _unquoted_colon(cred: str) -> int:
+    quote_char = ""
+    for i, c in enumerate(cred):
+        if quote_char:
+            quote_char = "" if c == quote_char else quote_char
+        elif c in "\"'":
+            quote_char = c
+        elif c == ":":
+            return i
+    return -1
+
+
+# --- credential formats -----------------------------------------------------------------------
+
+
+def _format_spans(text: str) -> Iterator[Finding]:
+    for start, end, name in secret_rules.scan(text):
+        yield Finding(start, end, name)
+
+
+# --- environment values -----------------------------------------------------------------------
+
+_cache_lock = threading.Lock()
+_env_cache: OrderedDict[tuple[str, ...], re.Pattern[str] | None] = OrderedDict()
+_ENV_CACHE_SIZE = 8
+_values_memo: tuple[dict, tuple[str, ...]] | None = None
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Values of secret-named variables that look like secrets, longest first.
+
+    A value is used only when it is at least MIN_ENV_SECRET_LENGTH long and random enough
+    (:func:`tui_agent.assignments.looks_random`): ``ollama``, ``x``, ``none``, ``test-key``,
+    ``true``, numbers, paths and URLs without credentials are never masks. For ``os.environ`` the
+    result is memoised until the environment changes.
+    """
+    global _values_memo
+    if environ is None:
+        data = getattr(os.environ, "_data", None)  # CPython's raw mapping behind os.environ
+        memo = _values_memo
+        if data is None:
+            return _scan_secret_values(os.environ)
+        if memo is not None and memo[0] == data:
+            return memo[1]
+        snapshot = dict(data)  # taken before the scan: a change during it only causes a rescan
+        values = _scan_secret_values(os.environ)
+        _values_memo = (snapshot, values)
+        return values
+    return _scan_secret_values(environ)
+
+
+def _scan_secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
+    found = set()
+    for name, value in environ.items():
+        upper = name.upper()
+        if not any(part in upper for part in SECRET_NAME_PARTS) or upper.endswith(LOCATION_NAME_SUFFIXES):
+            continue
+        value = value.strip()
+        if len(value) < MIN_ENV_SECRET_LENGTH or not looks_random(value):
+            continue
+        found.add(value)
+        encoded = quote(value, safe="")
+        if encoded != value:
+            found.add(encoded)  # the value as it appears in a URL query or form body
+    return tuple(sorted(found, key=lambda v: (-len(v), v)))
+
+
+def _env_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
+    with _cache_lock:
+        if values in _env_cache:
+            _env_cache.move_to_end(values)
+            return _env_cache[values]
+    pattern = re.compile("|".join(re.escape(v) for v in values)) if values else None
+    with _cache_lock:
+        _env_cache[values] = pattern
+        while len(_env_cache) > _ENV_CACHE_SIZE:
+            _env_cache.popitem(last=False)
+    return pattern
+
+
+def _env_spans(text: str, environ: Mapping[str, str] | None) -> Iterator[Finding]:
+    pattern = _env_pattern(secret_values(environ))
+    if pattern is not None:
+        for m in pattern.finditer(text):
+            yield Finding(m.start(), m.end(), "environment")
+
+
+# --- the pass ---------------------------------------------------------------------------------
+
+
+def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Finding]:
+    """Every secret span in ``text`` (possibly overlapping), in no particular order.
+
+    ``environ`` defaults to ``os.environ``; pass ``{}`` to ignore the environment.
+    """
+    if not text:
+        return []
+    findings: list[Finding] = []
+    findings.extend(_env_spans(text, environ))
+    findings.extend(_pem_spans(text))
+    findings.extend(_format_spans(text))
+    findings.extend(_url_spans(text))
+    findings.extend(_curl_spans(text))
+    findings.extend(Finding(s, e, kind) for s, e, kind in assignment_spans(text))
+    findings.extend(Finding(s, e, kind) for s, e, kind in kubernetes_secret_spans(text))
+    return findings
+
+
+def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
+    """Replace every secret in ``text`` with ``[REDACTED]`` (overlapping spans are merged)."""
+    findings = find_secrets(text, environ)
+    if not findings:
+        return text
+    spans = sorted((f.start, f.end) for f in findings if f.end > f.start)
+    parts: list[str] = []
+    pos = 0
+    cur_start, cur_end = spans[0]
+    for start, end in spans[1:]:
+        if start <= cur_end:
+            cur_end = max(cur_end, end)
+            continue
+        parts += (text[pos:cur_start], REDACTED)
+        pos, (cur_start, cur_end) = cur_end, (start, end)
+    parts += (text[pos:cur_start], REDACTED, text[cur_end:])
+    return "".join(parts)
