@@ -38,7 +38,7 @@ def test_the_article_is_read_without_navigation_comments_or_footer():
     assert page.method == "trafilatura"
     assert SENTENCE in page.text and "## What the records say" in page.text
     assert "- Spring tides follow the full moon" in page.text
-    assert "| Brest | 7.0 |" in page.text and "The sea is always right" in page.text
+    assert "| Brest | 7.0 |" in page.text and "> The sea is always right" in page.text
     for boilerplate in ("Home", "World", "comments", "I love this site", "Copyright"):
         assert boilerplate not in page.text
 
@@ -47,6 +47,15 @@ def test_markdown_and_plain_text_carry_the_same_words():
     markdown, text = html_to_markdown(RICH, URL).text, html_to_text(RICH, URL).text
     assert words(markdown) == words(text)
     assert "](" not in text and "##" not in text and ">" not in text
+
+
+def test_the_markdown_keeps_the_pages_own_characters():
+    # trafilatura's Markdown renderer would print snake\\_case, \\[1] and \\<tag>
+    html = RICH.replace("<h2>", "<p>Call <code>read_tide()</code> on snake_case files [1] and *.csv, "
+                                "not &lt;/tool_response&gt; or 2*3.</p><h2>")
+    text = html_to_markdown(html, URL).text
+    assert "Call `read_tide()` on snake_case files [1] and *.csv, not </tool_response> or 2*3." in text
+    assert "\\" not in text
 
 
 def test_links_are_absolute_and_dead_links_keep_only_their_text():

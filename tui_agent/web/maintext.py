@@ -3,12 +3,14 @@ page's visible text as fallbacks.
 
 :func:`main_content` extracts the main content with trafilatura (options in
 ``TRAFILATURA_OPTIONS``, chosen by measurement on real pages: ``benchmarks/bench_quality.py``)
-and renders it with trafilatura's own renderer, as Markdown (headings, lists, pipe tables, code
-blocks, links made absolute) or plain text. When trafilatura returns almost nothing, readability-
-lxml's article is used if it finds more (on real pages that recovered text trafilatura missed);
-when what they find is almost nothing next to the page's visible text, that visible text. Those two are HTML and are rendered by
-:mod:`tui_agent.web.render`. The source is chosen on text lengths before rendering, so the
-Markdown and the plain text always carry the same content.
+When trafilatura returns almost nothing, readability-lxml's article is used if it finds more (on
+real pages that recovered text trafilatura missed); when what they find is almost nothing next to
+the page's visible text, that visible text. The source is chosen on text lengths before
+rendering, and every source is rendered by :mod:`tui_agent.web.render` (trafilatura's XML through
+trafilatura's own XML-to-HTML conversion), so the Markdown and the plain text carry the same
+content. trafilatura's Markdown renderer is not used: it backslash-escapes the page's text
+(``tool\\_response``, ``\\[1]``) on a quarter of real pages, so the model would read words the
+page does not have.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from tui_agent.web.render import DEAD_LINKS, remove_following, render, tidy
+from tui_agent.hygiene import strip_controls
+from tui_agent.web.render import remove_following, render
 
 # trafilatura's main text counts as short when it is under MIN_MAIN_CHARS characters: then
 # readability-lxml is asked too, and the longer of the two is kept (on real pages this recovered
@@ -47,9 +50,8 @@ TRAFILATURA_OPTIONS = {
     "include_comments": False, "include_tables": True, "include_links": True, "include_images": False,
     "include_formatting": False, "favor_precision": False, "favor_recall": False,
 }
-# A tag trafilatura's renderer does not know, given to links that are to print as their text only
-# (dead links, and every link in plain text), then stripped.
-_UNLINKED = "unlinked"
+# trafilatura's XML elements whose <code> children are inline code, not code blocks.
+_INLINE_PARENTS = frozenset({"p", "item", "cell", "head", "quote", "hi", "ref", "del"})
 
 
 @dataclass
@@ -83,7 +85,8 @@ def parse_html(html: str):
 def main_content(html: str, url: str, max_chars: int | None = None, *, markdown: bool = True) -> MainText:
     """The main text of ``html`` (see the module docstring); ``url`` resolves relative links and
     ``max_chars`` bounds the text rendered (``full_chars`` then tells the whole length)."""
-    html = _XML_DECL_TEXT.sub("", html or "", count=1).replace("\x00", "")
+    # Terminal escapes go before parsing: the parser drops the ESC and would leave "[31m" behind.
+    html = strip_controls(_XML_DECL_TEXT.sub("", html or "", count=1))
     if not html.strip():
         return MainText("", "", "none")
     tree = parse_html(html)
@@ -106,12 +109,10 @@ def main_content(html: str, url: str, max_chars: int | None = None, *, markdown:
             root, method, size = visible, "visible", visible_size
     if not size:
         return MainText(title, "", "none")
-    full = cut_tree(root, max_chars)
-    base = base_url(tree, url)
     if method == "trafilatura":
-        text = render_trafilatura(root, markdown=markdown, base_url=base)
-    else:
-        text = render(root, markdown=markdown, base_url=base)
+        root = trafilatura_html(root)
+    full = cut_tree(root, max_chars)
+    text = unicodedata.normalize("NFC", render(root, markdown=markdown, base_url=base_url(tree, url)))
     if not text:
         return MainText(title, "", "none")
     return MainText(title, text, method, full)
@@ -171,24 +172,20 @@ def base_url(tree, url: str) -> str:
     return url
 
 
-def render_trafilatura(body, *, markdown: bool, base_url: str = "") -> str:
-    """trafilatura's XML body rendered by trafilatura (``xmltotxt``): Markdown with links made
-    absolute against ``base_url`` (dead links keep only their text), or plain text without links.
-    Changes ``body`` in place."""
-    from lxml.etree import strip_tags
-    from trafilatura.xml import xmltotxt
+def trafilatura_html(body):
+    """trafilatura's XML body as HTML for :mod:`tui_agent.web.render` (in place): trafilatura's own
+    conversion, with ordered lists kept ordered and inline code kept inline."""
+    from trafilatura.htmlprocessing import convert_to_html
 
-    for ref in body.iter("ref"):
-        target = (ref.get("target") or "").strip()
-        if markdown and target and not target.lower().startswith(DEAD_LINKS):
-            try:
-                ref.set("target", urljoin(base_url, target))
-                continue
-            except ValueError:
-                pass
-        ref.tag = _UNLINKED
-    strip_tags(body, _UNLINKED)
-    return tidy(unicodedata.normalize("NFC", xmltotxt(body, markdown)))
+    for el in body.iter("list", "code"):
+        if el.tag == "list":
+            el.tag = "ol" if el.get("rend") == "ol" else "ul"
+        elif el.getparent() is not None and el.getparent().tag in _INLINE_PARENTS and "\n" not in (el.text or ""):
+            el.tag = "inline-code"  # out of the way of convert_to_html, which makes every <code> a <pre>
+    root = convert_to_html(body)
+    for el in root.iter("inline-code"):
+        el.tag = "code"
+    return root
 
 
 def cut_tree(root, max_chars: int | None) -> int | None:
