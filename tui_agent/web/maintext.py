@@ -2,8 +2,9 @@
 page's visible text as fallbacks.
 
 :func:`main_content` extracts the main content with trafilatura (options in
-``TRAFILATURA_OPTIONS``, chosen by measurement on real pages: ``benchmarks/bench_quality.py``)
-When trafilatura returns almost nothing, readability-lxml's article is used if it finds more (on
+``TRAFILATURA_OPTIONS``, chosen by measurement on real pages: ``benchmarks/bench_quality.py``),
+leaving a first heading that repeats the page title to the title (the observation header shows
+it). When trafilatura returns almost nothing, readability-lxml's article is used if it finds more (on
 real pages that recovered text trafilatura missed); when what they find is almost nothing next to
 the page's visible text, that visible text. The source is chosen on text lengths before
 rendering, and every source is rendered by :mod:`tui_agent.web.render` (trafilatura's XML through
@@ -92,7 +93,7 @@ def main_content(html: str, url: str, max_chars: int | None = None, *, markdown:
     tree = parse_html(html)
     if tree is None:
         return MainText("", "", "none")
-    title = page_title(tree)
+    title, base = page_title(tree), base_url(tree, url)
     for template in list(tree.iter("template")):  # inert markup a browser never shows
         _drop(template)
     # The source is chosen on text lengths, before rendering, so both formats show the same one.
@@ -112,7 +113,7 @@ def main_content(html: str, url: str, max_chars: int | None = None, *, markdown:
     if method == "trafilatura":
         root = trafilatura_html(root)
     full = cut_tree(root, max_chars)
-    text = unicodedata.normalize("NFC", render(root, markdown=markdown, base_url=base_url(tree, url)))
+    text = unicodedata.normalize("NFC", render(root, markdown=markdown, base_url=base))
     if not text:
         return MainText(title, "", "none")
     return MainText(title, text, method, full)
