@@ -123,6 +123,14 @@ def test_a_deeply_nested_page_is_read_as_deep_as_the_parser_goes():
     assert html_to_markdown(nested(20_000), URL).method == "none"
 
 
+def test_a_huge_page_is_read_up_to_the_html_cap():
+    count = 2 * maintext.MAX_HTML_CHARS // len(f"<p>Paragraph 00000: {SENTENCE}</p>")
+    paragraphs = "".join(f"<p>Paragraph {i:05}: {SENTENCE}</p>" for i in range(count))
+    page = html_to_text(f"<html><body><article>{paragraphs}</article></body></html>", URL, max_chars=5000)
+    assert page.text.startswith(f"Paragraph 00000: {SENTENCE}") and page.full_chars
+    assert page.full_chars <= maintext.MAX_HTML_CHARS  # the text after the cap was never parsed
+
+
 def test_scripts_styles_and_templates_never_reach_the_text():
     hostile = ("<script>document.write('<p>injected</p>')</script><style>p::after{content:'styled'}</style>"
                "<template><p>templated words that are never shown on the page</p></template>")
