@@ -1,85 +1,169 @@
-"""Main-content extraction quality: readability alone, trafilatura alone, tui-agent's pipeline.
+"""Main-text quality on real pages: readability-lxml, trafilatura and tui-agent side by side.
 
-Reads the corpus in ``benchmarks/quality_pages/`` (built by ``make_quality_pages.py``: 117 pages
-from 39 site templates, each with its true body in ``NAME.txt``) and scores each extractor's
-plain text against the true body, per page, as public article-extraction benchmarks do:
+Corpora (read from outside the repository, never committed):
 
-- tokens: lower-cased Unicode words (``\\w+``), so punctuation and Markdown syntax do not count;
-- shingles: word 4-grams (n=4, as in the ScrapingHub article-extraction benchmark), as
-  multisets (a repeated 4-gram counts as often as it occurs);
-- precision = shared shingles / shingles extracted, recall = shared / shingles of the true body,
-  F1 their harmonic mean; the table shows the mean over pages (and the median F1).
+- ``trafilatura`` (default): trafilatura's own evaluation set — ``tests/eval/*.html`` and
+  ``tests/evaldata.json`` of the trafilatura repository (Apache-2.0), shipped as
+  ``shared/extraction-dev/trafilatura-eval.tar.xz`` beside the repository. By default the tarball is
+  unpacked once into the user cache directory; ``--corpus DIR`` reads an unpacked copy instead.
+  Scored as trafilatura's ``tests/eval_common.py`` does: a ``with`` segment found in the output
+  (whitespace-normalised substring) is a true positive, missing a false negative; a ``without``
+  segment found is a false positive, missing a true negative; precision, recall, F1 and accuracy
+  over all segments of all pages. trafilatura was tuned on these pages: a strong baseline here.
+- ``aeb``: the ScrapingHub article-extraction benchmark (181 news pages; ``--aeb DIR`` is a clone of
+  github.com/scrapinghub/article-extraction-benchmark with ``html/*.html.gz`` and
+  ``ground-truth.json``). Scored as its ``evaluate.py`` does: word 4-gram shingles per page,
+  tp/fp/fn normalised per page, precision and recall averaged over pages, F1 of the two means.
 
-Extractors, all on the same decoded HTML:
+Extractors, each given the page's bytes (a page is decoded inside the timing):
 
-- readability: ``readability.Document(html).summary(html_partial=True)`` (readability-lxml
-  0.9, defaults), rendered to plain text by tui-agent's renderer;
-- trafilatura: ``trafilatura.extract(html, include_comments=False, include_tables=True)``
-  (2.3.1; comments off because the true bodies exclude comments — with its default
-  ``include_comments=True`` it scores lower: ``--defaults`` adds that row);
-- tui-agent: ``content.to_page(body, "text/html; charset=utf-8", url, fmt="text")``, the code
-  path of ``tui-agent read --format text`` after the fetch (readability + segment analysis +
-  trafilatura when they disagree; see tui_agent/tools/maintext.py);
-- analysis only (ablation): the segment analysis alone, without readability or trafilatura.
+- readability-lxml: ``Document(html).summary(html_partial=True)`` on the page decoded by
+  tui-agent, rendered to plain text by ``web/render.py`` (trafilatura's evaluation scores the raw
+  summary HTML, which costs readability segments that cross tags);
+- trafilatura, library defaults: ``trafilatura.extract(body)``;
+- trafilatura: ``extract(body, include_comments=False, include_tables=True, include_formatting=False)``,
+  the options of trafilatura's own evaluation (``EXTRACT_OPTS``) — "trafilatura alone" below;
+- trafilatura favor_precision / favor_recall / fast: the same with that option;
+- tui-agent: ``content.to_page(body, "text/html", url, fmt="text").text``, the code path of
+  ``tui-agent read --format text`` after the fetch (web/maintext.py);
+- tui-agent without the readability fallback, and keeping a first heading that repeats the
+  title: the same with one of its two rules off (ablations: what each rule adds).
 
-Times are the median per page of one run of each extractor per page, interleaved.
+Times are the mean wall time per page of one run of each extractor per page, run in turn
+page by page (so load changes hit them all alike), and its ratio to trafilatura alone.
 
-Run: ``.venv/bin/python benchmarks/bench_quality.py [--split dev|heldout|heldout2|heldout3|heldout4|all] [--details]``.
-
-Splits (see make_quality_pages.py), and how honest each figure is:
-
-- dev (8 templates): tuned on freely;
-- held-out-1 (8 templates): written before tuning and first run once the extractor was frozen;
-  that run (pipeline F1 0.871, trafilatura 0.870) showed failure types that were then fixed
-  with generic rules — so its later figures are *seen*, no longer an unbiased estimate;
-- held-out-2 (8 new templates): written after that first held-out run and before the fixes;
-  its first run (pipeline 0.858, trafilatura 0.812, trafilatura with comments 0.862) showed two
-  more failure types (a boilerplate class on the article's wrapper; discussion pages whose
-  content is in comment markup), fixed with generic rules — so it is *seen* too;
-- held-out-3 (8 new templates): written after that, before those fixes, and run once after
-  them (pipeline 0.808, trafilatura 0.867: a structural rule overruled readability and
-  trafilatura where both agreed on reddit comments) — fixed with a majority rule, so *seen*;
-- held-out-4 (7 new templates): written after the held-out-3 run and before that fix, run
-  once with the final extractor (pipeline 0.972, trafilatura 0.838, readability 0.846): the
-  honest estimate for pages not tuned on.
+Run: ``.venv/bin/python benchmarks/bench_quality.py [--corpus DIR | --tarball FILE] [--aeb DIR]
+[--only trafilatura|aeb] [--limit N]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import re
 import statistics
 import sys
+import tarfile
 import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-PAGES = Path(__file__).resolve().parent / "quality_pages"
-N = 4
-_TOKEN = re.compile(r"\w+")
-
-
-def shingles(text: str, n: int = N) -> Counter:
-    tokens = _TOKEN.findall(text.lower())
-    if len(tokens) < n:
-        return Counter([tuple(tokens)]) if tokens else Counter()
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+TARBALL_NAME = "trafilatura-eval.tar.xz"
+# where the shared folder sits: beside the repository (a fresh clone) or two levels up (a worktree)
+SHARED_CANDIDATES = [ROOT.parent / "shared" / "extraction-dev", ROOT.parents[1] / "shared" / "extraction-dev"]
+SHINGLE_N = 4  # word 4-grams, as in the article-extraction benchmark
+_WS = re.compile(r"\s+")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
-def score(extracted: str, truth: str) -> tuple[float, float, float]:
-    got, want = shingles(extracted), shingles(truth)
-    if not got and not want:
-        return 1.0, 1.0, 1.0
-    shared = sum((got & want).values())
-    p = shared / sum(got.values()) if got else 0.0
-    r = shared / sum(want.values()) if want else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+# --- corpora ----------------------------------------------------------------------------------
 
 
-def extractors(defaults: bool) -> dict:
+def default_tarball() -> Path | None:
+    for folder in SHARED_CANDIDATES:
+        if (folder / TARBALL_NAME).is_file():
+            return folder / TARBALL_NAME
+    return None
+
+
+def unpacked(tarball: Path) -> Path:
+    """The corpus folder, unpacked once from ``tarball`` into the user cache directory."""
+    import platformdirs
+
+    cache = Path(platformdirs.user_cache_dir("tui-agent")) / "bench-quality"
+    target = cache / "trafilatura-eval"
+    marker = cache / f".{tarball.name}.{tarball.stat().st_size}.done"
+    if not marker.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        print(f"unpacking {tarball} into {cache} …", file=sys.stderr)
+        with tarfile.open(tarball) as tar:
+            tar.extractall(cache, filter="data")
+        marker.touch()
+    return target
+
+
+def trafilatura_pages(corpus: Path, limit: int | None) -> list[dict]:
+    """Pages of trafilatura's evaluation set that are present in ``corpus`` (a few referenced
+    files live in its tests/cache folder and are not part of the set)."""
+    tests = corpus / "tests" if (corpus / "tests").is_dir() else corpus
+    data = json.loads((tests / "evaldata.json").read_text(encoding="utf-8"))
+    pages = []
+    for url, item in data.items():
+        path = tests / "eval" / item["file"]
+        if path.is_file():
+            pages.append({"url": url, "body": path.read_bytes(), "with": item["with"], "without": item["without"]})
+    return pages[:limit] if limit else pages
+
+
+def aeb_pages(folder: Path, limit: int | None) -> list[dict]:
+    truth = json.loads((folder / "ground-truth.json").read_text(encoding="utf-8"))
+    pages = []
+    for key, item in sorted(truth.items()):
+        with gzip.open(folder / "html" / f"{key}.html.gz", "rb") as fh:
+            body = fh.read()
+        pages.append({"url": item.get("url") or f"https://aeb.invalid/{key}", "body": body,
+                      "truth": item.get("articleBody", "")})
+    return pages[:limit] if limit else pages
+
+
+# --- scoring ----------------------------------------------------------------------------------
+
+
+def norm(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def segment_counts(page: dict, output: str | None) -> tuple[int, int, int, int]:
+    """(tp, fp, fn, tn) of one page, as trafilatura's evaluation counts them."""
+    out = norm(output) if isinstance(output, str) else None
+    tp = sum(1 for w in page["with"] if out is not None and norm(w) in out)
+    fp = sum(1 for w in page["without"] if out is not None and norm(w) in out)
+    return tp, fp, len(page["with"]) - tp, len(page["without"]) - fp
+
+
+def segment_scores(counts: list[tuple[int, int, int, int]]) -> dict:
+    tp, fp, fn, tn = (sum(c[i] for c in counts) for i in range(4))
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    total = tp + fp + fn + tn
+    return {"precision": precision, "recall": recall, "f1": 2 * tp / (2 * tp + fp + fn) if tp else 0.0,
+            "accuracy": (tp + tn) / total if total else 0.0}
+
+
+def _shingles(text: str) -> Counter:
+    tokens = _TOKEN.findall(text or "")
+    return Counter(tuple(tokens[i:i + SHINGLE_N]) for i in range(max(1, len(tokens) - SHINGLE_N + 1))
+                   if tokens[i:i + SHINGLE_N])
+
+
+def shingle_counts(page: dict, output: str | None) -> tuple[float, float, float]:
+    """Per-page (tp, fp, fn) over shingles, normalised to sum to 1, as the benchmark's evaluate.py."""
+    true, pred = _shingles(page["truth"]), _shingles(output or "")
+    tp = sum((true & pred).values())
+    fp = sum((pred - true).values())
+    fn = sum((true - pred).values())
+    s = tp + fp + fn
+    return (tp / s, fp / s, fn / s) if s else (0.0, 0.0, 0.0)
+
+
+def shingle_scores(counts: list[tuple[float, float, float]]) -> dict:
+    def ratio(a: float, b: float, fp: float, fn: float) -> float:
+        return 1.0 if fp == fn == 0 else (0.0 if a == b == 0 else a / (a + b))
+
+    precision = statistics.mean(ratio(tp, fp, fp, fn) for tp, fp, fn in counts if tp + fp > 0)
+    recall = statistics.mean(ratio(tp, fn, fp, fn) for tp, fp, fn in counts if tp + fn > 0)
+    return {"precision": precision, "recall": recall, "f1": 2 * precision * recall / (precision + recall),
+            "accuracy": None}
+
+
+# --- extractors -------------------------------------------------------------------------------
+
+
+def extractors() -> dict:
     import lxml.html
     import trafilatura
     from readability import Document
@@ -87,109 +171,114 @@ def extractors(defaults: bool) -> dict:
     from tui_agent.web import content, maintext
     from tui_agent.web.render import render
 
-    def readability_alone(html: str, url: str) -> str:
-        summary = Document(html).summary(html_partial=True)
+    opts = {"include_comments": False, "include_tables": True, "include_formatting": False}
+
+    def readability_alone(body: bytes, url: str) -> str:
+        summary = Document(content.decode(body, "text/html")).summary(html_partial=True)
         return render(lxml.html.fragment_fromstring(summary, create_parent="div"), markdown=False)
 
-    def trafilatura_alone(html: str, url: str) -> str:
-        return trafilatura.extract(html, include_comments=False, include_tables=True) or ""
+    def tui_agent(body: bytes, url: str) -> str:
+        return content.to_page(body, "text/html", url, None, fmt="text").text
 
-    def trafilatura_defaults(html: str, url: str) -> str:
-        return trafilatura.extract(html) or ""
+    def tui_agent_without_readability(body: bytes, url: str) -> str:
+        saved, maintext.MIN_MAIN_CHARS = maintext.MIN_MAIN_CHARS, 0
+        try:
+            return tui_agent(body, url)
+        finally:
+            maintext.MIN_MAIN_CHARS = saved
 
-    def pipeline(html: str, url: str) -> str:
-        return content.to_page(html.encode("utf-8"), "text/html; charset=utf-8", url, None, fmt="text").text
+    def tui_agent_keeping_the_title_heading(body: bytes, url: str) -> str:
+        saved, maintext._repeats_title = maintext._repeats_title, lambda heading, title: False
+        try:
+            return tui_agent(body, url)
+        finally:
+            maintext._repeats_title = saved
 
-    def analysis_only(html: str, url: str) -> str:
-        tree = content.parse_html(html)
-        a = maintext.analyse(tree, content.page_title(tree))
-        ex = maintext.Extraction(a, a.selected(), "analysis")
-        root, _ = maintext.build_tree(ex)
-        return render(root, markdown=False) if root is not None else ""
-
-    out = {"readability": readability_alone, "trafilatura": trafilatura_alone}
-    if defaults:
-        out["trafilatura (defaults)"] = trafilatura_defaults
-    out["tui-agent pipeline"] = pipeline
-    out["analysis only (ablation)"] = analysis_only
-    return out
-
-
-def load(split: str) -> list[dict]:
-    manifest = json.loads((PAGES / "manifest.json").read_text(encoding="utf-8"))
-    pages = []
-    for m in manifest:
-        if split != "all" and m["split"] != split:
-            continue
-        m = dict(m)
-        m["html"] = (PAGES / f"{m['name']}.html").read_text(encoding="utf-8")
-        m["truth"] = (PAGES / f"{m['name']}.txt").read_text(encoding="utf-8")
-        pages.append(m)
-    return pages
+    return {
+        "readability-lxml": readability_alone,
+        "trafilatura, library defaults": lambda body, url: trafilatura.extract(body),
+        "trafilatura": lambda body, url: trafilatura.extract(body, **opts),
+        "trafilatura favor_precision": lambda body, url: trafilatura.extract(body, favor_precision=True, **opts),
+        "trafilatura favor_recall": lambda body, url: trafilatura.extract(body, favor_recall=True, **opts),
+        "trafilatura fast": lambda body, url: trafilatura.extract(body, fast=True, **opts),
+        "tui-agent read --format text": tui_agent,
+        "tui-agent without the readability fallback": tui_agent_without_readability,
+        "tui-agent keeping a heading that repeats the title": tui_agent_keeping_the_title_heading,
+    }
 
 
-def run(pages: list[dict], fns: dict) -> dict:
-    results = {name: [] for name in fns}
+def run(pages: list[dict], fns: dict, count) -> dict:
+    """Per extractor: the list of per-page counts and the total time."""
+    results = {name: {"counts": [], "time": 0.0, "empty": 0, "errors": 0} for name in fns}
     for page in pages:
         for name, fn in fns.items():
             start = time.perf_counter()
-            text = fn(page["html"], page["url"])
-            elapsed = time.perf_counter() - start
-            results[name].append((page["name"], *score(text, page["truth"]), elapsed))
+            try:
+                output = fn(page["body"], page["url"])
+            except Exception:  # a crash counts as a full miss, as in trafilatura's evaluation
+                output = None
+                results[name]["errors"] += 1
+            results[name]["time"] += time.perf_counter() - start
+            results[name]["empty"] += not output
+            results[name]["counts"].append(count(page, output))
     return results
 
 
-def table(title: str, results: dict) -> None:
-    base = statistics.median(r[4] for r in results["readability"])
+def table(title: str, results: dict, scores, pages: int) -> None:
+    base = results["trafilatura"]["time"]
     print(f"\n{title}\n")
-    print("| extractor | precision | recall | F1 | median F1 | pages F1 < 0.9 | median ms/page | × readability |")
+    print("| extractor | precision | recall | F1 | accuracy | ms/page | × trafilatura | empty |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, rows in results.items():
-        p = statistics.mean(r[1] for r in rows)
-        r_ = statistics.mean(r[2] for r in rows)
-        f = statistics.mean(r[3] for r in rows)
-        med_f = statistics.median(r[3] for r in rows)
-        low = sum(1 for r in rows if r[3] < 0.9)
-        t = statistics.median(r[4] for r in rows)
-        print(f"| {name} | {p:.3f} | {r_:.3f} | {f:.3f} | {med_f:.3f} | {low} | {t * 1000:.1f} | {t / base:.2f} |")
-
-
-def details(results: dict) -> None:
-    names = list(results)
-    print("\n| page | " + " | ".join(names) + " |")
-    print("|---|" + "---:|" * len(names))
-    for i, row in enumerate(results[names[0]]):
-        cells = [f"{results[n][i][3]:.3f}" for n in names]
-        print(f"| {row[0]} | " + " | ".join(cells) + " |")
+    for name, r in results.items():
+        s = scores(r["counts"])
+        accuracy = f"{s['accuracy']:.3f}" if s["accuracy"] is not None else "–"
+        print(f"| {name} | {s['precision']:.3f} | {s['recall']:.3f} | {s['f1']:.3f} | {accuracy} | "
+              f"{r['time'] / pages * 1000:.1f} | {r['time'] / base:.2f} | {r['empty']} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "heldout", "heldout2", "heldout3", "heldout4", "all"], default="all")
-    parser.add_argument("--details", action="store_true", help="F1 of every page")
-    parser.add_argument("--defaults", action="store_true", help="add trafilatura with its default settings")
+    parser.add_argument("--corpus", type=Path, help="an unpacked trafilatura-eval folder")
+    parser.add_argument("--tarball", type=Path, help=f"the {TARBALL_NAME} to unpack (default: shared/extraction-dev)")
+    parser.add_argument("--aeb", type=Path, help="a clone of scrapinghub/article-extraction-benchmark")
+    parser.add_argument("--only", choices=["trafilatura", "aeb"], help="run one corpus only")
+    parser.add_argument("--limit", type=int, help="the first N pages of each corpus (a quick look)")
     args = parser.parse_args()
 
     import logging
 
     logging.disable(logging.CRITICAL)  # trafilatura and readability log their doubts
-    fns = extractors(args.defaults)
-    for page in load("dev")[:2]:  # warm up imports and caches
-        for fn in fns.values():
-            fn(page["html"], page["url"])
-    splits = ["dev", "heldout", "heldout2", "heldout3", "heldout4"] if args.split == "all" else [args.split]
-    for split in splits:
-        pages = load(split)
-        results = run(pages, fns)
-        label = {"dev": "dev (tuned on)", "heldout": "held-out-1 (seen: its first run prompted generic fixes)",
-                 "heldout2": "held-out-2 (seen: its first run prompted two generic fixes)",
-                 "heldout3": "held-out-3 (seen: its first run prompted the arbiter's majority rule)",
-                 "heldout4": "held-out-4 (never tuned on)"}[split]
-        families = sorted({p["family"] for p in pages})
-        table(f"### {label}: {len(pages)} pages, {len(families)} templates ({', '.join(families)}); "
-              f"word {N}-gram shingles, mean over pages", results)
-        if args.details:
-            details(results)
+    fns = extractors()
+    warm = b"<html><body><article><p>" + b"Warm-up text for the imports and caches. " * 20 + b"</p></article></body></html>"
+    for fn in fns.values():
+        fn(warm, "https://example.org/")
+
+    import trafilatura
+
+    versions = f"trafilatura {trafilatura.__version__}, readability-lxml {_version('readability-lxml')}"
+    if args.only != "aeb":
+        corpus = args.corpus
+        if corpus is None:
+            tarball = args.tarball or default_tarball()
+            if tarball is None:
+                sys.exit(f"no corpus: give --corpus DIR or --tarball FILE (looked for {TARBALL_NAME} in "
+                         f"{', '.join(str(c) for c in SHARED_CANDIDATES)})")
+            corpus = unpacked(tarball)
+        pages = trafilatura_pages(corpus, args.limit)
+        results = run(pages, fns, segment_counts)
+        table(f"### trafilatura's evaluation corpus: {len(pages)} real pages, with/without segments "
+              f"({versions})", results, segment_scores, len(pages))
+    if args.aeb is not None and args.only != "trafilatura":
+        pages = aeb_pages(args.aeb, args.limit)
+        results = run(pages, fns, shingle_counts)
+        table(f"### article-extraction benchmark: {len(pages)} real pages, word {SHINGLE_N}-gram shingles "
+              f"({versions})", results, shingle_scores, len(pages))
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from tui_agent.web.content import (
     classify,
     decode,
     html_to_markdown,
+    html_to_text,
     pdf_to_text,
     to_page,
 )
@@ -123,36 +124,47 @@ def test_decode_long_cyrillic_page_without_charset_keeps_the_detected_codepage()
 
 def test_html_to_markdown_renders_the_article_as_markdown():
     page = html_to_markdown(ARTICLE, URL)
-    assert page.method == "readability"
+    assert page.method == "trafilatura"
     assert page.title == "The Tide Report - Example News"
     text = page.text
+    assert text.startswith("Tides are driven by the gravity")  # the title heading is left to the title
     assert "## Measurements" in text
-    assert "**gravity**" in text
     assert "[science section](https://example.com/science/tides)" in text
     assert "[another site](https://other.example.org/tides)" in text
     assert "- Spring tides follow the full and new moon" in text
     assert "1. first step\n2. second step" in text
     assert "| Port | Range (m) |\n| --- | --- |\n| Brest | 7.0 |" in text
-    assert "```python\ndef tide(t):\n    return 2 * t\n```" in text
+    assert "```\ndef tide(t):\n    return 2 * t\n```" in text  # trafilatura does not keep the language
     assert "var tracking" not in text and "color: red" not in text
-    assert "x.png" not in text
-    assert "\n\n\n" not in text
+    assert "x.png" not in text and "Copyright" not in text and "About" not in text
+    assert "\n\n\n" not in text and " \n" not in text
 
 
-def test_html_to_markdown_falls_back_to_visible_text_when_readability_finds_little():
-    # An index page: readability drops the link list as boilerplate and keeps only the nav.
+def test_html_to_text_carries_the_same_content_without_markdown_syntax():
+    text = html_to_text(ARTICLE, URL).text
+    assert "as explained in the science section, and" in text
+    assert "\n\nMeasurements\n\n" in text and "#" not in text
+    assert "https://" not in text and "](" not in text
+    assert "\n\nfirst step\nsecond step\n\n" in text
+    assert "Port\tRange (m)\nBrest\t7.0\nDover\t6.7" in text
+    assert "def tide(t):\n    return 2 * t" in text and "```" not in text
+
+
+def test_html_to_markdown_falls_back_to_visible_text_when_no_extractor_finds_any():
+    # A site map in an <aside>: trafilatura and readability both skip it as boilerplate.
     links = "".join(f'<li><a href="/doc/{i}">Document number {i} about tides</a></li>' for i in range(20))
     html = (f"<html><head><title>Index</title><script>evil()</script></head><body>"
-            f'<nav><a href="/a">Nav one</a></nav><div class="main"><ul>{links}</ul></div>'
+            f'<nav><a href="/a">Nav one</a></nav><aside><ul>{links}</ul></aside>'
             f"<noscript>enable js</noscript></body></html>")
     page = html_to_markdown(html, "https://docs.example/")
     assert page.method == "visible"
     assert "- [Document number 0 about tides](https://docs.example/doc/0)" in page.text
     assert "Document number 19" in page.text
     assert "evil()" not in page.text and "enable js" not in page.text and "Nav one" not in page.text
+    assert html_to_text(html, "https://docs.example/").text.startswith("Document number 0 about tides\n")
 
 
-def test_html_to_markdown_keeps_a_short_page_readability_handles():
+def test_html_to_markdown_keeps_a_short_page():
     page = html_to_markdown("<html><body><div>Opening hours: 9 to 5</div></body></html>", URL)
     assert page.text == "Opening hours: 9 to 5"
 

@@ -4,11 +4,10 @@
   of the body.
 - :func:`decode`: bytes to str the way a browser would (BOM, header charset, ``<meta>``, UTF-8,
   then detection; single-byte guesses become windows-1252 as browsers do).
-- :func:`html_to_markdown` / :func:`html_to_text`: the main content (readability-lxml checked
-  and repaired by a segment analysis of the page, trafilatura when they disagree: see
-  :mod:`tui_agent.web.maintext`), rendered as Markdown (headings, paragraphs, lists, absolute
-  links, tables, code blocks) or plain text by :mod:`tui_agent.web.render`, with a fallback to
-  the page's visible text.
+- :func:`html_to_markdown` / :func:`html_to_text`: the main content as trafilatura extracts and
+  renders it (Markdown with headings, lists, tables, code blocks and absolute links, or plain
+  text), with readability-lxml when trafilatura finds almost nothing and the page's visible text
+  as the last resort (those two rendered by :mod:`tui_agent.web.render`).
 - :func:`pdf_to_text`: text per page with ``--- page N ---`` markers.
 
 Everything here is synchronous CPU work; callers run it in a thread for large bodies.
@@ -26,19 +25,16 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from tui_agent.web.render import remove_following, render, tidy
+from tui_agent.web.render import tidy
 
-# readability logs a full traceback (log.exception) when it gives up, and pypdf warns about
+# readability logs a full traceback (log.exception) when it gives up, trafilatura logs what it
+# discards, and pypdf warns about
 # every odd object. With no handler anywhere, Python's last-resort handler would print those on
 # stderr, under a full-screen TUI. A NullHandler keeps them out of the terminal; an application
 # that configures logging still receives them through propagation.
-for _name in ("readability", "pypdf"):
+for _name in ("readability", "trafilatura", "pypdf"):
     logging.getLogger(_name).addHandler(logging.NullHandler())
 
-# The extracted main text counts as "almost nothing" when it is shorter than both of these; then
-# the page's visible text is used instead.
-MIN_MAIN_CHARS = 100
-MIN_MAIN_SHARE = 0.25
 # How much of the body is scanned for a <meta charset> or an XML declaration, and how much is
 # given to charset detection.
 META_SCAN_BYTES = 4096
@@ -58,10 +54,9 @@ class ContentError(ValueError):
 class Page:
     title: str
     text: str
-    # which path produced the text: for HTML "readability" (its choice stood), "repaired" (a
-    # failure of readability was detected and fixed), "vote" (trafilatura settled a dispute),
-    # "visible" (fallback) or "none" (empty); "text", "json", "pdf" or "binary" for the others
-    method: str = "readability"
+    # which path produced the text: for HTML "trafilatura", "readability" (trafilatura found
+    # almost nothing), "visible" (both did) or "none" (empty); "text", "json", "pdf" or "binary"
+    method: str = "trafilatura"
     # when the text was cut to a budget: the length in characters of the whole text, else None
     full_chars: int | None = None
 
@@ -248,191 +243,36 @@ def _non_latin_script(sample: bytes, codec: str) -> bool:
 
 # --- HTML -------------------------------------------------------------------------------------
 
-_XML_DECL_TEXT = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
-_WS = re.compile(r"\s+")
-# Removed before the visible-text fallback (the spec'd script/style/nav/noscript, and kin).
-_INVISIBLE = ("script", "style", "noscript", "nav", "template", "svg", "iframe", "object",
-              "embed", "canvas", "head", "button", "select", "dialog")
 MARKDOWN, PLAIN = "markdown", "text"
 
 
 def html_to_markdown(html: str, url: str, max_chars: int | None = None) -> Page:
     """Main content of an HTML page as Markdown (headings, lists, tables, code, absolute links).
 
-    The main content is chosen by :func:`tui_agent.web.maintext.extract` (readability-lxml,
-    checked against a segment analysis of the page; trafilatura when they disagree) and rendered
-    by :mod:`tui_agent.web.render`. When that yields almost nothing — under ``MIN_MAIN_CHARS``
-    characters *and* under ``MIN_MAIN_SHARE`` of the page's visible text — the visible text is
-    used instead (``method == "visible"``); when the visible text is empty too, ``text`` is ""
-    (``method == "none"``). ``max_chars`` bounds the text rendered (a reader that keeps 24,000
+    The main content is trafilatura's (``method == "trafilatura"``), rendered by trafilatura's
+    Markdown renderer; readability-lxml's article takes over when trafilatura returns under
+    ``maintext.MIN_MAIN_CHARS`` characters and readability finds more (``"readability"``). When what
+    they find is almost nothing next to the page's visible text (``maintext.ALMOST_NOTHING_CHARS``,
+    ``maintext.MIN_VISIBLE_SHARE``), the visible text is used (``"visible"``); when that is empty
+    too, ``text`` is "" (``"none"``). A leading heading that repeats the page title is left to
+    the title (the observation header shows it). ``max_chars`` bounds the text rendered (a reader that keeps 24,000
     tokens need not render a million characters); ``Page.full_chars`` then tells how long the
     whole text was.
     """
-    return main_content(html, url, max_chars, MARKDOWN)
+    return _html(html, url, max_chars, markdown=True)
 
 
 def html_to_text(html: str, url: str, max_chars: int | None = None) -> Page:
-    """The same main content as :func:`html_to_markdown`, as plain text (no Markdown syntax):
-    paragraphs separated by blank lines, list items and table rows one per line, table cells
-    separated by tabs."""
-    return main_content(html, url, max_chars, PLAIN)
+    """The same main content as :func:`html_to_markdown`, as plain text (no Markdown syntax, no
+    link targets)."""
+    return _html(html, url, max_chars, markdown=False)
 
 
-def parse_html(html: str):
-    """A plain lxml.etree tree of the page (no lxml.html element classes: walking it is faster),
-    or None when there is nothing to parse."""
-    import lxml.etree
-
-    try:
-        return lxml.etree.fromstring(html, lxml.etree.HTMLParser())
-    except (lxml.etree.ParserError, ValueError):
-        return None
-
-
-def main_content(html: str, url: str, max_chars: int | None, fmt: str) -> Page:
+def _html(html: str, url: str, max_chars: int | None, *, markdown: bool) -> Page:
     from tui_agent.web import maintext
 
-    html = _XML_DECL_TEXT.sub("", html or "", count=1).replace("\x00", "")
-    if not html.strip():
-        return Page("", "", "none")
-    tree = parse_html(html)
-    if tree is None:
-        return Page("", "", "none")
-    title = page_title(tree)
-    markdown = fmt == MARKDOWN
-
-    article, method = None, "none"
-    try:
-        found = maintext.extract(tree, html, title, _readability_class())
-        article, full = maintext.build_tree(found, max_chars)  # prunes the page tree in place
-        method = found.method
-    except Exception:  # an odd page must not break reading: fall back to the visible text
-        article, full = None, None
-    text = ""
-    if article is not None:
-        text = render(article, markdown=markdown, base_url=url)
-
-    if len(text) < MIN_MAIN_CHARS:
-        visible = _visible_root(parse_html(html) if article is not None else tree)
-        visible_len = len(_WS.sub(" ", "".join(visible.itertext())).strip()) if visible is not None else 0
-        if not text or len(text) < MIN_MAIN_SHARE * visible_len:
-            full = cut_tree(visible, max_chars) if visible_len else None
-            fallback = render(visible, markdown=markdown, base_url=url) if visible_len else ""
-            if fallback:
-                return Page(title, fallback, "visible", full)
-            if not text:
-                return Page(title, "", "none")
-    return Page(title, text, method, full)
-
-
-def render_markdown(root, base_url: str = "") -> str:
-    """An element as Markdown (see :mod:`tui_agent.web.render`)."""
-    return render(root, markdown=True, base_url=base_url)
-
-
-def render_text(root) -> str:
-    """An element as plain text (see :mod:`tui_agent.web.render`)."""
-    return render(root, markdown=False)
-
-
-def cut_tree(root, max_chars: int | None) -> int | None:
-    """Drop everything after the first ``max_chars`` characters of text under ``root``.
-
-    Returns the text length of the whole tree when something was cut, else None. The element
-    where the budget runs out is kept whole, so no sentence or table is cut in the middle.
-    """
-    if not max_chars:
-        return None
-    seen = 0
-    for el in root.iter():
-        if el.tag.__class__ is str:
-            seen += len(el.text or "")
-        if seen > max_chars and el is not root:
-            break
-        seen += len(el.tail or "") if el is not root else 0
-    else:
-        return None
-    total = sum(len(t) for t in root.itertext())
-    remove_following(el, root)
-    return total
-
-
-@functools.lru_cache(maxsize=1)
-def _readability_class():
-    from readability import Document
-
-    class Readability(Document):
-        """readability-lxml that keeps data tables and its article element.
-
-        Its conditional cleaning drops any table with under 25 characters of text or "too many
-        links", which loses the small tables of figures a researcher wants most. Tables that
-        look like data (at least two rows of two cells, no nested table, few links) are kept.
-        """
-
-        def get_clean_html(self):
-            # readability's documented override point: keep the article element, so the
-            # analysis can read it without parsing the serialized summary again
-            self.article_element = self.html
-            return super().get_clean_html()
-
-        def get_preserved_elements(self, node):
-            allowed = super().get_preserved_elements(node)
-            for table in self.tags(node, "table"):
-                if is_data_table(table, self.get_link_density(table)):
-                    allowed[table] = True
-            return allowed
-
-    return Readability
-
-
-def is_data_table(table, link_density: float) -> bool:
-    if table.find(".//table") is not None or link_density > 0.5:
-        return False
-    rows = [r for r in table.iter("tr") if len(r.findall("td") + r.findall("th")) >= 2]
-    return len(rows) >= 2
-
-
-def page_title(tree) -> str:
-    """og:title, else <title>, else the first <h1>; whitespace collapsed."""
-    for xpath in ('//meta[@property="og:title"]/@content', "//title//text()", "//h1//text()"):
-        try:
-            found = tree.xpath(xpath)
-        except Exception:
-            continue
-        text = _WS.sub(" ", " ".join(str(x) for x in found)).strip()
-        if text:
-            return text[:300]
-    return ""
-
-
-def _visible_root(tree):
-    """The page body without script/style/nav/noscript and kin, nor hidden elements (the tree
-    is changed in place)."""
-    if tree is None:
-        return None
-    body = tree.find(".//body")
-    root = body if body is not None else tree
-    for el in list(root.iter(*_INVISIBLE)):
-        if el is not root:
-            _drop(el)
-    for el in root.xpath('.//*[@hidden or contains(translate(@style, " ", ""), "display:none")]'):
-        if el is not root:
-            _drop(el)
-    return root
-
-
-def _drop(el) -> None:
-    """Remove an element and its content, keeping the text that follows it."""
-    parent = el.getparent()
-    if parent is None:
-        return
-    tail, previous = el.tail, el.getprevious()
-    parent.remove(el)
-    if tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
+    found = maintext.main_content(html, url, max_chars, markdown=markdown)
+    return Page(found.title, found.text, found.method, found.full_chars)
 
 
 # --- PDF --------------------------------------------------------------------------------------
@@ -477,15 +317,15 @@ def to_page(body: bytes, content_type: str | None, url: str, max_chars: int | No
             fmt: str = MARKDOWN) -> Page:
     """A fetched body as readable text: what a visit does between the network and the model.
 
-    ``Page.method`` names the kind: for HTML how the main content was chosen ("readability",
-    "repaired", "vote"; see :mod:`tui_agent.web.maintext`), "visible" or "none"; "text",
+    ``Page.method`` names the kind: for HTML where the main content came from ("trafilatura",
+    "readability", "visible" or "none"; see :func:`html_to_markdown`); "text",
     "json", "pdf", or "binary" (then ``text`` is ""). A PDF that cannot be read raises
     :class:`ContentError`. ``max_chars`` bounds the text (``full_chars`` tells the whole length).
     ``fmt`` is "markdown" or "text" (plain text; only HTML differs between the two).
     """
     kind = classify(content_type, url, body)
     if kind == HTML:
-        return main_content(decode(body, content_type), url, max_chars, fmt)
+        return _html(decode(body, content_type), url, max_chars, markdown=fmt == MARKDOWN)
     if kind == BINARY:
         return Page("", "", BINARY)
     if kind == PDF:

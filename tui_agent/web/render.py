@@ -1,5 +1,11 @@
 """An HTML element (lxml) as Markdown or as plain text, with one walker for both.
 
+It renders every page text the model reads: trafilatura's main content (converted to HTML by
+trafilatura), readability-lxml's article and the visible-text fallback (tui_agent/web/maintext.py).
+trafilatura's own Markdown renderer was measured against it on 884 real pages: the same words
+(plain-text F1 0.926 both), but it backslash-escapes the page's text (``snake\\_case``,
+``\\[1]``, ``\\<tag>``) on 233 of them; this walker on 2.
+
 Markdown: ATX headings, ``**bold**``, ``*italic*``, inline code, links made absolute (``#``,
 ``javascript:``, ``mailto:`` and ``data:`` links keep only their text), ``-`` bullets and
 numbered lists (nested lists indented), pipe tables (first row as the header, pipes in cells
