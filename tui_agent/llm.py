@@ -3,22 +3,42 @@
 Streaming with usage, stop sequences, our own retries (capped exponential backoff with jitter,
 Retry-After honoured; the SDK's retries are off), cost from the provider-reported usage.
 Clock and randomness are injectable so backoff tests do not sleep.
+
+An endpoint that is not there fails fast: until a call of this adapter has succeeded, a refused
+connection or a host name that does not resolve gets FIRST_CALL_ATTEMPTS quick attempts, then a
+ModelError of kind "unreachable" naming the URL and the model. Once a call has succeeded, the same
+errors take the full backoff (a server restarting mid-run), like 429, 5xx and timeouts always do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import os
 import random
+import socket
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterator
+from urllib.parse import urlsplit
 
 from tui_agent.config import Settings
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
+FIRST_CALL_ATTEMPTS = 2
+"""Attempts of a call that finds nothing at the endpoint before any call has succeeded."""
+FIRST_CALL_RETRY_S = 1.0
+"""The pause between those attempts: a server that is just starting gets a second chance."""
+CAUSE_CHAIN_LIMIT = 32
+"""How deep the __cause__/__context__ chain of a model error is searched for the network error."""
+REFUSED = "connection refused"
+UNRESOLVED = "host name does not resolve"
+_DNS_TEXT = ("name or service not known", "nodename nor servname", "temporary failure in name resolution",
+             "no address associated with hostname", "getaddrinfo failed", "could not resolve host",
+             "failed to resolve", "name resolution")
+_REFUSED_TEXT = ("connection refused", "actively refused", "econnrefused")
 
 
 def prepare_environment() -> None:
@@ -47,10 +67,12 @@ def litellm():
 class ModelError(Exception):
     """The model could not be reached or refused the request (after retries where they help)."""
 
-    def __init__(self, kind: str, message: str, status: int | None = None) -> None:
+    def __init__(self, kind: str, message: str, status: int | None = None, url: str | None = None) -> None:
         super().__init__(message)
-        self.kind = kind  # auth | not_found | context | bad_request | server_down | rate_limit | timeout
+        # auth | not_found | context | bad_request | server_down | rate_limit | timeout | unreachable
+        self.kind = kind
         self.status = status
+        self.url = url  # the endpoint, for "unreachable"
 
 
 @dataclass
@@ -145,8 +167,57 @@ def classify(exc: BaseException) -> tuple[bool, str, str, int | None]:
     return False, "bad_request", f"model call failed: {type(exc).__name__}: {text}", status
 
 
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and its causes, outermost first (litellm wraps openai wraps httpx wraps OSError)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen and len(seen) < CAUSE_CHAIN_LIMIT:
+        seen.add(id(cur))
+        yield cur
+        cur = cur.__cause__ or cur.__context__
+
+
+def unreachable_cause(exc: BaseException) -> str | None:
+    """REFUSED or UNRESOLVED when ``exc`` means nothing answered at the endpoint, else None.
+
+    litellm reports both as InternalServerError/APIConnectionError ("Connection error."), so the
+    cause chain is searched: the socket error first, then (only below a connection error, so a
+    proxy's 502 that merely mentions a refused upstream does not count) the messages."""
+    chain = list(_chain(exc))
+    for e in chain:
+        if isinstance(e, socket.gaierror) or type(e).__name__ == "ClientConnectorDNSError":
+            return UNRESOLVED
+        if isinstance(e, ConnectionRefusedError) or (isinstance(e, OSError) and e.errno == errno.ECONNREFUSED):
+            return REFUSED
+    if not any("connect" in type(e).__name__.lower() for e in chain):
+        return None
+    text = " ".join(str(e) for e in chain).lower()
+    if any(t in text for t in _DNS_TEXT):
+        return UNRESOLVED
+    if any(t in text for t in _REFUSED_TEXT):
+        return REFUSED
+    return None
+
+
+def _request_url(exc: BaseException) -> str | None:
+    """The URL of the request that failed, from the innermost error that carries one (the outer
+    litellm wrappers carry placeholder URLs)."""
+    url = None
+    for e in _chain(exc):
+        try:
+            found = getattr(getattr(e, "request", None), "url", None)
+        except Exception:  # noqa: BLE001 - httpx raises RuntimeError when no request is attached
+            found = None
+        if found:
+            url = str(found)
+    return url
+
+
 class LLM:
-    """One adapter per run. ``complete`` streams, retries and prices one model call."""
+    """One adapter per run. ``complete`` streams, retries and prices one model call.
+
+    ``reached`` turns True after the first successful call; until then an unreachable endpoint
+    fails fast (see the module docstring)."""
 
     def __init__(
         self,
@@ -158,6 +229,32 @@ class LLM:
         self.settings = settings
         self.sleep = sleep
         self.rng = rng or random.Random()
+        self.reached = False
+
+    def endpoint(self, model: str, exc: BaseException | None = None) -> str:
+        """The URL a call goes to: api_base, else the failed request's URL, else litellm's default."""
+        if self.settings.api_base:
+            return self.settings.api_base
+        found = _request_url(exc) if exc is not None else None
+        if found:
+            return found
+        base = None
+        for lookup in (lambda: litellm().get_api_base(model, {}), lambda: litellm().get_llm_provider(model)[3]):
+            try:
+                base = base or lookup()
+            except Exception:  # noqa: BLE001 - unknown provider: no default to name
+                pass
+        return base or "the provider's default endpoint"
+
+    def _unreachable(self, cause: str, model: str, exc: BaseException) -> tuple[str, str]:
+        url = self.endpoint(model, exc)
+        if cause == UNRESOLVED:
+            host = urlsplit(url).hostname if "://" in url else None
+            what = f"the host name {host!r} does not resolve" if host else "the host name does not resolve"
+            advice = "check --api-base and the network"
+        else:
+            what, advice = "connection refused: nothing is listening there", "check --api-base and that the server is running"
+        return url, f"cannot reach the model server at {url} for model {model} ({what}); {advice}"
 
     # -- model facts -------------------------------------------------------------------
     def context_window(self, model: str | None = None) -> int:
@@ -199,27 +296,39 @@ class LLM:
             raise ModelError("not_found", "no model configured")
         stream = self.settings.stream if stream is None else stream
         attempts = max(1, self.settings.retry_attempts)
-        last: ModelError | None = None
-        for attempt in range(attempts):
+        attempt = 0
+        while True:
             try:
-                return await self._once(messages, model, stream, on_delta, stop)
+                reply = await self._once(messages, model, stream, on_delta, stop)
+                self.reached = True
+                return reply
             except asyncio.CancelledError:
                 raise
             except ModelError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 retryable, kind, message, status = classify(exc)
-                last = ModelError(kind, message, status)
-                if not retryable:
-                    raise last from None
-                if attempt + 1 >= attempts:
-                    break
-                delay = backoff_delay(attempt, self.settings.retry_base_s, self.settings.retry_cap_s, self.rng, _retry_after(exc))
+                cause = unreachable_cause(exc)
+                url = None
+                if cause:
+                    url, message = self._unreachable(cause, model, exc)
+                attempt += 1
+                if cause and not self.reached:  # a wrong endpoint: fail in seconds, not minutes
+                    quick = min(FIRST_CALL_ATTEMPTS, attempts)
+                    if attempt >= quick:
+                        raise ModelError("unreachable", f"{message} — gave up after {attempt} attempts", status,
+                                         url) from None
+                    delay = FIRST_CALL_RETRY_S
+                else:
+                    if not retryable:
+                        raise ModelError(kind, message, status) from None
+                    if attempt >= attempts:
+                        raise ModelError(kind, f"{message} — gave up after {attempts} attempts", status, url) from None
+                    delay = backoff_delay(attempt - 1, self.settings.retry_base_s, self.settings.retry_cap_s,
+                                          self.rng, _retry_after(exc))
                 if on_retry:
-                    on_retry(RetryInfo(attempt=attempt + 1, delay_s=delay, reason=message))
+                    on_retry(RetryInfo(attempt=attempt, delay_s=delay, reason=message))
                 await self.sleep(delay)
-        assert last is not None
-        raise ModelError(last.kind, f"{last} — gave up after {attempts} attempts", last.status)
 
     def _kwargs(self, messages: list[dict[str, str]], model: str, stream: bool, stop: list[str] | None) -> dict[str, Any]:
         s = self.settings

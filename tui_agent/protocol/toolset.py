@@ -1,0 +1,87 @@
+"""What the parser and the corrections know about the agent's tools: names and parameter schemas.
+
+Every function of the protocol that takes ``tools`` accepts any of: a ``ToolRegistry`` (its
+``.tools`` mapping), ``Tool`` objects (``.name``/``.parameters``), schema dicts as
+``Tool.schema()`` returns them (``{"name", "description", "parameters"}``), a mapping of name to
+parameter schema, or plain names. ``None`` means "unknown": nothing is reported as an unknown tool.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+PLACEHOLDER = "..."
+
+
+class ToolSet:
+    def __init__(self, tools: Any = None) -> None:
+        self.known = tools is not None
+        self.params: dict[str, dict[str, Any] | None] = {}
+        if tools is None:
+            return
+        if hasattr(tools, "tools") and isinstance(tools.tools, Mapping):  # a ToolRegistry
+            tools = list(tools.tools.values())
+        if isinstance(tools, str):
+            tools = [tools]
+        if isinstance(tools, Mapping):
+            for name, schema in tools.items():
+                self.params[str(name)] = schema if isinstance(schema, Mapping) else None
+            return
+        for t in tools if isinstance(tools, Iterable) else [tools]:
+            if isinstance(t, str):
+                self.params[t] = None
+            elif isinstance(t, Mapping) and "name" in t:
+                self.params[str(t["name"])] = t.get("parameters")
+            elif hasattr(t, "name"):
+                self.params[str(t.name)] = getattr(t, "parameters", None)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.params)
+
+    def resolve(self, name: str) -> str | None:
+        """The real tool ``name`` means: exact, else a unique case-insensitive match; else None."""
+        if name in self.params:
+            return name
+        folded = [n for n in self.params if n.casefold() == name.casefold()]
+        return folded[0] if len(folded) == 1 else None
+
+    def unknown(self, name: str) -> bool:
+        return self.known and self.resolve(name) is None
+
+    def property_type(self, tool: str, key: str) -> str | None:
+        props = (self.params.get(tool) or {}).get("properties") or {}
+        prop = props.get(key) if isinstance(props, Mapping) else None
+        typ = prop.get("type") if isinstance(prop, Mapping) else None
+        return typ if isinstance(typ, str) else None
+
+    def listing(self) -> str:
+        return ", ".join(self.names) or "none"
+
+    def example_arguments(self, tool: str) -> dict[str, Any]:
+        """Placeholder arguments from the tool's schema: its required properties (else the first)."""
+        schema = self.params.get(tool) or {}
+        props = schema.get("properties") or {}
+        keys = [k for k in schema.get("required") or [] if k in props] or list(props)[:1]
+        return {k: _placeholder(props[k]) for k in keys}
+
+    def example_call(self, tool: str | None = None) -> str:
+        """``<tool_call>{"name": …, "arguments": {…}}</tool_call>`` for ``tool`` (default: the first)."""
+        name = (self.resolve(tool) if tool else None) or (self.names[0] if self.names else "tool_name")
+        body = json.dumps({"name": name, "arguments": self.example_arguments(name)}, ensure_ascii=False)
+        return f"<tool_call>{body}</tool_call>"
+
+
+def _placeholder(prop: Any) -> Any:
+    typ = prop.get("type") if isinstance(prop, Mapping) else None
+    if typ == "array":
+        return [_placeholder(prop.get("items") or {})]
+    if typ == "object":
+        return {}
+    if typ in ("integer", "number"):
+        return 1
+    if typ == "boolean":
+        return True
+    return PLACEHOLDER
