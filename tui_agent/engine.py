@@ -235,9 +235,14 @@ class Engine(ToolCalls):
                 return done
 
     async def _handle_reply(self, reply: Reply) -> Termination | None:
-        """What the reply says: an answer (the end), tool calls (run them) or neither (correct)."""
+        """What the reply says: an answer (the end), tool calls (run them), or neither (correct it)."""
         s = self.settings
-        parsed = protocol.parse_reply(protocol.cut_reply(reply.text)[0], reply.reasoning)
+        text, _ = protocol.cut_reply(reply.text)
+        if reply.finish_reason == "length":  # a cut reply is never final: ask again, shorter
+            return await self._format_error(
+                protocol.cut_correction(reply.completion_tokens, inside=protocol.open_block(text)),
+                CorrectionReason.CUT_REPLY)
+        parsed = protocol.parse_reply(text, reply.reasoning, tools=self.tools)
         if parsed.answer is not None and not parsed.calls:
             if not self.state.tool_ran and s.require_evidence and not self.state.evidence_refused:
                 self._correct(protocol.EVIDENCE_REMINDER, CorrectionReason.ANSWER_WITHOUT_EVIDENCE)
@@ -245,11 +250,15 @@ class Engine(ToolCalls):
             self.emit(AnswerEvent(text=parsed.answer, tagged=True, unsupported=not self.state.tool_ran))
             return Termination.ANSWER
         if not parsed.calls:
-            if self.state.format_errors + 1 >= s.max_format_errors:
-                return await self._forced(Termination.FORMAT_ERROR)
-            self._correct(protocol.CORRECTION, CorrectionReason.NO_ACTION)
-            return None
+            return await self._format_error(protocol.correction(parsed, self.tools), _reason(parsed))
         await self._run_calls(parsed)
+        return None
+
+    async def _format_error(self, content: str, reason: CorrectionReason) -> Termination | None:
+        """Correct the model, or force the answer once it has failed the format too often."""
+        if self.state.format_errors + 1 >= self.settings.max_format_errors:
+            return await self._forced(Termination.FORMAT_ERROR)
+        self._correct(content, reason)
         return None
 
     async def _finish_interrupted(self) -> Termination | None:
@@ -262,14 +271,14 @@ class Engine(ToolCalls):
             return await self._forced(st.forced_reason, emit_forced=False)
         if self.messages[-1]["role"] != "assistant":
             return None
-        parsed = protocol.parse_reply(self.messages[-1]["content"])
+        parsed = protocol.parse_reply(self.messages[-1]["content"], tools=self.tools)
         try:
             if st.open_calls is not None and parsed.calls:
                 await self._run_calls(parsed, st.recorded_calls())
             elif parsed.calls:
                 await self._run_calls(parsed)
             else:
-                self._correct(protocol.CORRECTION, CorrectionReason.NO_ACTION)
+                self._correct(protocol.correction(parsed, self.tools), _reason(parsed))
         except SubmitRequested:
             return await self._forced(Termination.USER_SUBMIT)
         return None
@@ -334,7 +343,8 @@ class Engine(ToolCalls):
             raise
         text, cut = protocol.cut_reply(reply.text)
         self.emit(ModelCallEnded(
-            text=text, thought=protocol.parse_reply(text, reply.reasoning).thought, reasoning=reply.reasoning,
+            text=text, thought=protocol.parse_reply(text, reply.reasoning, tools=self.tools).thought,
+            reasoning=reply.reasoning,
             cut=cut, purpose=purpose, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
             prompt_tokens_estimate=total, cost_usd=reply.cost_usd, duration_s=self.clock() - t0,
             finish_reason=reply.finish_reason,
@@ -376,14 +386,15 @@ class Engine(ToolCalls):
         reply = await self._model_call(Purpose.FORCED, msgs)
         assert reply is not None
         text, _ = protocol.cut_reply(reply.text)
-        parsed = protocol.parse_reply(text, reply.reasoning)
-        unsupported = not self.state.tool_ran
+        parsed = protocol.parse_reply(text, reply.reasoning, tools=self.tools)
+        # The last word: a forced answer cut by the length limit is kept, and marked.
+        flags = {"unsupported": not self.state.tool_ran, "truncated": reply.finish_reason == "length"}
         if parsed.answer is not None:
-            self.emit(AnswerEvent(text=parsed.answer, tagged=True, unsupported=unsupported))
+            self.emit(AnswerEvent(text=parsed.answer, tagged=True, **flags))
             return reason
         # No <answer>: keep the whole reply (minus thinking) so nothing is lost.
         _, rest, _ = protocol.split_thought(text)
-        self.emit(AnswerEvent(text=rest.strip() or text.strip(), tagged=False, unsupported=unsupported))
+        self.emit(AnswerEvent(text=rest.strip() or text.strip(), tagged=False, **flags))
         return Termination.FORMAT_ERROR
 
     # -- the end ---------------------------------------------------------------------------------
@@ -394,3 +405,11 @@ class Engine(ToolCalls):
         result = self.result(termination)
         self.emit(RunEnded(termination=termination, message=message, result=result))
         return result
+
+
+def _reason(parsed: protocol.ParsedReply) -> CorrectionReason:
+    """The correction's reason: the parser's name for what was wrong."""
+    try:
+        return CorrectionReason(parsed.problem)
+    except ValueError:
+        return CorrectionReason.NO_ACTION

@@ -80,23 +80,35 @@ def terminal_safe(text: str) -> str:
     return text.translate(_TERMINAL_TABLE)
 
 
-def scrub(obj: Any, environ: Mapping[str, str] | None = None, *, terminal: bool = False) -> Any:
+def for_terminal(text: Any) -> str:
+    """Outside text as a person reads it in a terminal (the headless trace, the TUI's panes):
+    terminal_safe, then redact."""
+    return redact(terminal_safe(str(text)))
+
+
+def scrub(obj: Any, environ: Mapping[str, str] | None = None, *, terminal: bool = False,
+          controls: bool = True) -> Any:
     """A copy of ``obj`` with every string, dict keys included, passed through strip_controls and
-    redact (``terminal=True``: terminal_safe and redact), for writing as JSON.
+    redact (``terminal=True``: terminal_safe and redact; ``controls=False``: redact only, as the
+    store keeps text as it was), before it is encoded as JSON.
 
     Dicts, lists and tuples are copied recursively (tuples stay tuples); other values are
     returned as they are. Two keys that become equal after scrubbing keep the later value.
     """
-    clean = terminal_safe if terminal else strip_controls
-    if isinstance(obj, str):
-        return redact(clean(obj), environ)
-    if isinstance(obj, dict):
-        return {scrub(k, environ, terminal=terminal): scrub(v, environ, terminal=terminal) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [scrub(v, environ, terminal=terminal) for v in obj]
-    if isinstance(obj, tuple):
-        return tuple(scrub(v, environ, terminal=terminal) for v in obj)
-    return obj
+    clean = terminal_safe if terminal else strip_controls if controls else None
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            return redact(clean(value) if clean else value, environ)
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(walk(v) for v in value)
+        return value
+
+    return walk(obj)
 
 
 # --- protocol tags ----------------------------------------------------------------------------

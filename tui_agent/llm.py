@@ -24,9 +24,12 @@ from typing import Any, Awaitable, Callable, Iterator
 from urllib.parse import urlsplit
 
 from tui_agent.config import Settings
+from tui_agent.retrying import backoff_delay
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
+# Distinct message contents whose redaction is remembered (one run's history, resent every call).
+REDACTION_CACHE_SIZE = 4096
 FIRST_CALL_ATTEMPTS = 2
 """Attempts of a call that finds nothing at the endpoint before any call has succeeded."""
 FIRST_CALL_RETRY_S = 1.0
@@ -91,14 +94,6 @@ class RetryInfo:
     attempt: int
     delay_s: float
     reason: str
-
-
-def backoff_delay(attempt: int, base: float, cap: float, rng: random.Random, retry_after: float | None = None) -> float:
-    """base * 2**attempt + uniform(0, 1), capped; Retry-After wins when larger (still capped)."""
-    delay = base * (2**attempt) + rng.uniform(0, 1)
-    if retry_after is not None:
-        delay = max(delay, retry_after)
-    return min(delay, cap)
 
 
 def _retry_after(exc: BaseException) -> float | None:
@@ -230,6 +225,7 @@ class LLM:
         self.sleep = sleep
         self.rng = rng or random.Random()
         self.reached = False
+        self._redaction_cache: dict[str, str] = {}
 
     def endpoint(self, model: str, exc: BaseException | None = None) -> str:
         """The URL a call goes to: api_base, else the failed request's URL, else litellm's default."""
@@ -280,6 +276,25 @@ class LLM:
         return float(p) + float(c)
 
     # -- the call -----------------------------------------------------------------------
+    def _redacted(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The request's messages with secrets redacted: the boundary before any model request.
+        Each distinct content is redacted once per run (a history is resent at every call)."""
+        from tui_agent.hygiene import redact
+
+        cache = self._redaction_cache
+        out = []
+        for m in messages:
+            content = m.get("content")
+            if isinstance(content, str):
+                clean = cache.get(content)
+                if clean is None:
+                    if len(cache) >= REDACTION_CACHE_SIZE:
+                        cache.pop(next(iter(cache)))
+                    clean = cache[content] = redact(content)
+                m = m if clean is content or clean == content else {**m, "content": clean}
+            out.append(m)
+        return out
+
     async def complete(
         self,
         messages: list[dict[str, str]],
@@ -294,6 +309,7 @@ class LLM:
         model = model or self.settings.model
         if not model:
             raise ModelError("not_found", "no model configured")
+        messages = self._redacted(messages)
         stream = self.settings.stream if stream is None else stream
         attempts = max(1, self.settings.retry_attempts)
         attempt = 0

@@ -25,10 +25,15 @@ def start_hanging_run(tmp_path, chat) -> subprocess.Popen:
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
 
-def wait_for_the_model_call(tmp_path, proc, chat, timeout: float = 60.0) -> str:
+def wait_for_the_model_call(tmp_path, proc, chat, timeout: float = 120.0) -> str:
     """The session id, once its first model request has reached the server (and hangs there)."""
-    chat.wait_for_requests(1, timeout=timeout)
     deadline = time.monotonic() + timeout
+    while not chat.requests:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            out, err = proc.communicate()
+            raise AssertionError(f"no model request (exit {proc.returncode}): {err.decode()[-2000:]}")
+        time.sleep(0.1)
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
         if (tmp_path / "data" / "sessions.sqlite3").exists():

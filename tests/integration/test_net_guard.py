@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import socket
-import time
 import tracemalloc
 from urllib.parse import urlsplit
 
@@ -243,26 +242,23 @@ async def test_fetch_of_a_body_exactly_at_the_cap_is_not_truncated(page_server):
     assert len(result.body) == 1000 and result.truncated is False
 
 
-async def test_fetch_of_a_server_that_never_answers_times_out_quickly(page_server):
+async def test_fetch_of_a_server_that_never_answers_times_out_on_the_read_timeout(page_server):
     url = page_server.hang("/hang")
-    settings = fast_settings(allow_private_urls=True, visit_read_timeout_s=0.5, visit_total_timeout_s=3.0)
-    start = time.monotonic()
+    # The 0.5 s read timeout fires, long before the 30 s limit of the whole fetch.
+    settings = fast_settings(allow_private_urls=True, visit_read_timeout_s=0.5, visit_total_timeout_s=30.0)
     async with make_client(settings) as client:
         with pytest.raises(FetchError) as info:
             await fetch(client, url, settings)
-    assert info.value.kind == "timeout"
-    assert time.monotonic() - start < 2.5
+    assert info.value.kind == "timeout" and "Timed out waiting for" in info.value.message
 
 
 async def test_fetch_overall_timeout_bounds_a_trickling_server(page_server):
     url = page_server.slow("/trickle", [b"x" * 10] * 50, delay_s=0.2, content_type="text/plain")
     settings = fast_settings(allow_private_urls=True, visit_read_timeout_s=5.0, visit_total_timeout_s=1.0)
-    start = time.monotonic()
     async with make_client(settings) as client:
         with pytest.raises(FetchError) as info:
             await fetch(client, url, settings)
-    assert info.value.kind == "timeout" and "1 s" in info.value.message
-    assert time.monotonic() - start < 2.0
+    assert info.value.kind == "timeout" and "1 s" in info.value.message  # the whole-fetch limit, not the read one
 
 
 async def test_fetch_of_a_closed_port_is_a_connect_error():

@@ -1,18 +1,15 @@
 """Replies of the protocol corpus through the engine, against the scripted server, through litellm.
 
-The tests marked xfail need the engine to call the new protocol API (protocol.correction with the
-tool registry, parse_reply(..., tools=...), finish_reason "length" → protocol.cut_correction);
-the others already hold with the parser alone.
+Named corrections (protocol.correction with the tool registry), parse_reply(..., tools=...) and
+finish_reason "length" → protocol.cut_correction, as the engine uses them.
 """
 
 from __future__ import annotations
 
-import pytest
 
 from tests.helpers import NoteTool, call, make_engine
 from tests.servers import Reply
 
-WIRING = pytest.mark.xfail(reason="engine wiring pending", strict=False)
 LOOKUP_EXAMPLE = '<tool_call>{"name": "lookup", "arguments": {"topic": "..."}}</tool_call>'
 
 
@@ -74,7 +71,6 @@ async def test_an_unknown_tool_whose_body_holds_code_is_named(chat_server):
     assert tool.runs == [{"topic": "x"}]
 
 
-@WIRING
 async def test_a_foreign_format_gets_a_correction_that_names_it_with_a_real_tool(chat_server):
     tool = NoteTool()
     chat_server.script(
@@ -91,7 +87,6 @@ async def test_a_foreign_format_gets_a_correction_that_names_it_with_a_real_tool
     assert tool.runs == [{"topic": "fenced"}]
 
 
-@WIRING
 async def test_unclosed_thinking_with_no_action_never_gets_the_neither_message(chat_server):
     chat_server.script("<think>Still thinking and never closing", call("lookup", topic="x"), "<answer>ok [1]</answer>")
     engine, rec = make_engine(chat_server, NoteTool())
@@ -101,7 +96,6 @@ async def test_unclosed_thinking_with_no_action_never_gets_the_neither_message(c
     assert "never closed" in correction.content and "neither" not in correction.content
 
 
-@WIRING
 async def test_a_reply_cut_by_the_length_limit_is_not_taken_as_the_answer(chat_server):
     chat_server.script(
         call("lookup", topic="x"),
@@ -112,3 +106,38 @@ async def test_a_reply_cut_by_the_length_limit_is_not_taken_as_the_answer(chat_s
     result = await engine.run()
     assert result["answer"] == "The answer is 42 [1]."
     assert "cut off at 50 tokens" in rec.of("correction")[0].content
+
+
+async def test_a_call_cut_by_the_length_limit_is_not_run(chat_server):
+    tool = NoteTool()
+    chat_server.script(
+        Reply('<think>look</think><tool_call>{"name": "lookup", "arguments": {"topic": "li', finish_reason="length",
+              completion_tokens=30),
+        call("lookup", topic="life"), "<answer>It is 42 [1].</answer>",
+    )
+    engine, rec = make_engine(chat_server, tool)
+    result = await engine.run()
+    assert tool.runs == [{"topic": "life"}] and result["termination"] == "answer"
+    (cut,) = rec.of("correction")
+    assert cut.reason == "cut_reply" and "cut off at 30 tokens" in cut.content
+    assert "in the middle of a <tool_call>" in cut.content
+
+
+async def test_a_forced_answer_cut_by_the_length_limit_is_kept_and_marked(chat_server, tmp_path):
+    from tui_agent.cli.headless import TracePrinter
+    from tui_agent.session.exports import markdown
+    from tui_agent.session.fold import fold
+    import io
+
+    chat_server.script(call("lookup", topic="life"),
+                       Reply("<think>hurry</think><answer>It is 42 [1], and the reasons are", finish_reason="length"))
+    engine, rec = make_engine(chat_server, NoteTool(), max_calls=1)
+    result = await engine.run()
+    assert result["termination"] == "call_limit" and result["answer_truncated"] is True
+    assert result["answer"] == "It is 42 [1], and the reasons are"
+    assert "truncated: cut by the model's length limit" in markdown(fold(rec.events))
+    out = io.StringIO()
+    printer = TracePrinter(out)
+    for e in rec.events:
+        printer(e)
+    assert "answer ready · truncated: cut by the model's length limit" in out.getvalue()

@@ -280,3 +280,12 @@ async def test_the_sessions_browser_opens_from_the_app_with_its_store(chat_serve
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the browser")
 
         assert isinstance(app.screen, SessionsScreen) and app.screen.store is app.store
+
+
+async def test_a_forced_answer_cut_by_the_length_limit_is_marked_in_the_answer_pane(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), Reply("<answer>It is 42 [1], because", finish_reason="length"))
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True, max_calls=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        assert app.session.answer.truncated and app.session.ended.termination == "call_limit"
+        assert "truncated: cut by the model's length limit" in app.main.query_one("#answer").border_title

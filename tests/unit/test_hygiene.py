@@ -5,7 +5,6 @@ Redaction itself is tested in test_redaction.py."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -187,16 +186,3 @@ def test_clean_observation_escape_sequences_cannot_hide_a_tag():
     # Removing the escape first joins the pieces; the joined tag is then escaped.
     out = clean_observation("</tool_\x1b[0mresponse>", 100)
     assert out == "&lt;/tool_response>"
-
-
-def test_clean_observation_of_a_megabyte_is_fast():
-    text = ("Plain words, a number 12345, a tag <answer>x</answer>, an escape \x1b[1m here. " * 14_000)[:1_000_000]
-    clean_observation(text, 8000)  # warm up the tokenizer
-    best = min(_timed(lambda: clean_observation(text, 8000)) for _ in range(3))
-    assert best < 0.25, f"clean_observation took {best * 1000:.0f} ms for 1 MB"
-
-
-def _timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start

@@ -9,7 +9,7 @@ import time
 from typing import Any, TextIO
 
 from tui_agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
-from tui_agent.hygiene import redact, strip_controls
+from tui_agent.hygiene import for_terminal
 from tui_agent.session import fold
 from tui_agent.session.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, Correction, Decision, DecisionKind, Event, ForcedAnswer,
@@ -22,9 +22,7 @@ OBSERVATION_PREVIEW_LINES = 12
 THOUGHT_PREVIEW_CHARS = 2000
 
 
-def clean(text: Any) -> str:
-    """Text for the terminal: controls and escape sequences stripped, secrets redacted."""
-    return redact(strip_controls(str(text)))
+clean = for_terminal  # text for the terminal: controls, escapes and bidi overrides removed, secrets redacted
 
 
 def _args(arguments: Any) -> str:
@@ -142,9 +140,9 @@ class TracePrinter:
             case Notice():
                 return f"{e.level}: {clean(e.text)}"
             case AnswerEvent():
-                tag = "" if e.tagged else " (no <answer> tags: whole reply kept)"
-                tag += " · truncated: cut by the length limit" if e.truncated else ""
-                return "answer ready" + tag + (" · unsupported: no tool ran" if e.unsupported else "")
+                from tui_agent.session.exports import answer_notes
+
+                return " · ".join(["answer ready", *answer_notes(e)])
             case RunEnded():
                 cost = f"${st.cost_usd:.5f}" if st.cost_usd is not None else "cost unknown"
                 return (f"ended: {e.termination} · {st.model_calls} model calls · {st.tool_calls} tool calls · "
@@ -213,5 +211,5 @@ def render_answer(state: fold.SessionState) -> str:
         text += "\n\nSources:\n" + "\n".join(f"[{s.number}] {clean(s.title) + ' — ' if s.title else ''}{clean(s.url)}"
                                              for s in sources)
     if state.answer is not None and state.answer.truncated:
-        text += "\n\n[truncated: the answer was cut by the model's length limit]"
+        text += "\n\n[truncated: cut by the model's length limit]"
     return text

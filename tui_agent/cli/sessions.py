@@ -113,6 +113,10 @@ def cmd_export(ns: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {ns.output}: {exc}") from None
         print(ns.output, file=sys.stderr)
     else:
+        if sys.stdout.isatty():  # a terminal: page text must not reorder what a person reads
+            from tui_agent.hygiene import terminal_safe
+
+            text = terminal_safe(text)
         sys.stdout.write(text)
     return 0
 

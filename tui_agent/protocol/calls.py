@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_agent.protocol.toolset import ToolSet
+from tui_agent.retrying import excerpt
 
 # ParsedCall.problem values
 UNKNOWN_TOOL = "unknown_tool"
@@ -78,7 +79,9 @@ def loads(text: str) -> Any:
 
 
 def short(exc: Exception | str) -> str:
-    return str(exc).splitlines()[0][:ERROR_EXCERPT_CHARS] if str(exc) else type(exc).__name__
+    """The first line of a parser's message, cut short."""
+    lines = str(exc).splitlines()
+    return excerpt(lines[0] if lines else exc, ERROR_EXCERPT_CHARS)
 
 
 def parse_calls(raw: str, tools: ToolSet | None = None, *, closed: bool = True) -> list[ParsedCall]:

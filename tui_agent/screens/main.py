@@ -21,7 +21,6 @@ from textual.widgets import ContentSwitcher, Footer
 from tui_agent.app.actions import bindings, button
 from tui_agent.screens.main_actions import MAIN_ACTIONS, MainActions
 from tui_agent.session.events import Event, Purpose
-from tui_agent.session.exports import answer_markdown
 from tui_agent.session.fold import CallState, SessionState, StepState, new_state
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part
 from tui_agent.widgets.header import QuestionBar, StatusHeader
@@ -158,7 +157,7 @@ class MainScreen(MainActions, Screen):
 
     def set_question(self, question: str | None) -> None:
         self._question = question
-        self.query_one(QuestionBar).set_question(question)
+        self.query_one(QuestionBar).set_question(shown(question) if question else question)
 
     def update_header(self) -> None:
         h = self.header
@@ -183,10 +182,11 @@ class MainScreen(MainActions, Screen):
             return  # _show_thought rendered the text so far, these pieces included
         for kind, text in pieces:
             if kind == THOUGHT:
-                self.thought.append(text)
+                self.thought.append(shown(text))
             elif kind == CALL and self._pending is None:
                 rec = self.session.step_state(step)
-                self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call))
+                self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"),
+                                                  shown(rec.live_call)))
             elif kind == ANSWER:
                 self._schedule_answer_render()
 
@@ -199,7 +199,7 @@ class MainScreen(MainActions, Screen):
         rec = self.session.latest_step
         if rec is None or self.session.answer is not None:
             return
-        self._show_answer(rec.live_answer, "Answer (arriving…)")
+        self._show_answer(shown(rec.live_answer), "Answer (arriving…)")
 
     # -- events -------------------------------------------------------------------------------------
     def show_event(self, e: Event) -> None:
@@ -218,8 +218,8 @@ class MainScreen(MainActions, Screen):
             self._show_action(e.step)
         elif kind == "model_call_ended" and (live or self.view_step == e.step):
             rec = self.session.step_state(e.step)
-            if rec.thought.strip() != self.thought.text.strip():
-                self.thought.set_text(rec.thought)
+            if shown(rec.thought).strip() != self.thought.text.strip():
+                self.thought.set_text(shown(rec.thought))
                 self.thought.scroll_end(animate=False)
             self._show_action(e.step)
         elif kind in ("action_proposed", "decision", "observation", "approval_requested"):
@@ -270,7 +270,7 @@ class MainScreen(MainActions, Screen):
     def _pending_content(self, request: Any) -> Content:
         return Content.assemble(
             ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
-            (request.tool, "bold $action-accent"), "\n", pretty(request.arguments),
+            (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments)),
         )
 
     # -- steps ------------------------------------------------------------------------------------------
@@ -332,7 +332,7 @@ class MainScreen(MainActions, Screen):
         if rec is not None and rec.purpose == Purpose.FORCED:
             title += " · forced answer"
         self.thought.border_title = title
-        self.thought.set_text(rec.shown_thought if rec else "")
+        self.thought.set_text(shown(rec.shown_thought) if rec else "")
         if self.view_step is None:
             self.thought.scroll_end(animate=False)
 
@@ -358,17 +358,12 @@ class MainScreen(MainActions, Screen):
         ans = self.session.answer
         if ans is None:
             return
-        flags = []
-        if self.session.forced_reason:
-            flags.append(f"forced: {self.session.forced_reason}")
-        if not ans.tagged:
-            flags.append("no <answer> tags: whole reply kept")
-        if ans.truncated:
-            flags.append("TRUNCATED: cut by the length limit")
-        if ans.unsupported:
-            flags.append("unsupported: no tool ran")
+        from tui_agent.session.exports import answer_markdown, answer_notes
+
+        flags = ([f"forced: {self.session.forced_reason}"] if self.session.forced_reason else []) + answer_notes(ans)
         title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save"
-        self._show_answer(answer_markdown(ans.text, self.session.source_list()), title)
+
+        self._show_answer(shown(answer_markdown(ans.text, self.session.source_list())), title)
 
     def _show_no_answer(self) -> None:
         ended = self.session.ended
@@ -391,6 +386,14 @@ class MainScreen(MainActions, Screen):
         self.set_class(True, "-answer")
 
 
+def shown(text: Any) -> str:
+    """Outside text as the panes show it: controls, escapes and bidi overrides removed, secrets
+    redacted (imported when first needed: the redaction rules are not on the way to the first frame)."""
+    from tui_agent.hygiene import for_terminal
+
+    return for_terminal(text)
+
+
 def pretty(arguments: Any) -> str:
     import json
 
@@ -409,18 +412,18 @@ def action_content(rec: StepState | None, forced_reason: Any) -> Content:
         for i, call in enumerate(rec.calls):
             if i:
                 parts.append("\n")
-            parts += [(call.tool or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
-                      "\n", pretty(call.arguments)]
+            parts += [(shown(call.tool) or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
+                      "\n", shown(pretty(call.arguments))]
             if call.reason:
-                parts += ["\n", ("reason: ", "italic"), call.reason]
+                parts += ["\n", ("reason: ", "italic"), shown(call.reason)]
             if call.error:
-                parts += ["\n", (call.error, "$error")]
+                parts += ["\n", (shown(call.error), "$error")]
         return Content.assemble(*parts)
     if rec.purpose == Purpose.FORCED:
         return Content.styled(f"Forced answer ({forced_reason or ''}): the model answers from the evidence so far.",
                               "italic $accent")
     if rec.live_call and not rec.ended:
-        return Content.assemble(("Writing a tool call…\n", "italic $text-muted"), rec.live_call)
+        return Content.assemble(("Writing a tool call…\n", "italic $text-muted"), shown(rec.live_call))
     if rec.ended:
         return Content.styled("No tool call in this step.", "$text-muted italic")
     return Content.styled("Thinking…", "$text-muted italic")
@@ -441,18 +444,18 @@ def observation_markdown(rec: StepState) -> str:
     for call in rec.calls:
         parts.append(_call_heading(call))
         if call.observation:
-            parts.append(call.observation)
+            parts.append(shown(call.observation))
         elif call.label == "pending":
             parts.append("*Waiting for your decision.*")
         elif call.status is None:
             parts.append("*Running…*")
         for line in call.progress[-5:]:
-            parts.append(f"> {line}")
+            parts.append(f"> {shown(line)}")
     for reason, content in rec.corrections:
-        parts.append(f"> correction ({reason}): {content}")
+        parts.append(f"> correction ({reason}): {shown(content)}")
     return "\n\n".join(parts) if parts else "*No observation in this step.*"
 
 
 def _call_heading(call: CallState) -> str:
     dur = f" · {call.duration_s:.1f} s" if call.duration_s is not None else ""
-    return f"#### {call.tool or '?'} · {call.label}{dur}\n\n`{call.short_arguments(100)}`"
+    return f"#### {shown(call.tool) or '?'} · {call.label}{dur}\n\n`{shown(call.short_arguments(100))}`"

@@ -70,17 +70,19 @@ class ObservationStatus(StrEnum):
 
 
 class CorrectionReason(StrEnum):
-    """Why the engine added a user message to steer the model."""
+    """Why the engine added a user message to steer the model (the parser's problems, and more)."""
 
-    NO_ACTION = "no_action"  # neither a tool call nor an answer
+    NO_ACTION = "no_action"  # neither a tool call nor an answer: nothing recognisable
+    EMPTY = "empty"  # nothing at all
+    UNCLOSED_THINK = "unclosed_think"  # thinking never closed, and no action after it
+    ACTION_IN_THINK = "action_in_think"  # a call or an answer only inside the thinking
     FOREIGN_FORMAT = "foreign_format"  # a tool call in another protocol's format
     CUT_REPLY = "cut_reply"  # the reply was cut by the length limit
     ANSWER_WITHOUT_EVIDENCE = "answer_without_evidence"  # evidence guard
 
 
-# Corrections that count towards max_format_errors.
-FORMAT_ERROR_REASONS = frozenset({CorrectionReason.NO_ACTION, CorrectionReason.FOREIGN_FORMAT,
-                                  CorrectionReason.CUT_REPLY})
+# Corrections that count towards max_format_errors (all but the evidence guard).
+FORMAT_ERROR_REASONS = frozenset(set(CorrectionReason) - {CorrectionReason.ANSWER_WITHOUT_EVIDENCE})
 
 
 class NoticeLevel(StrEnum):

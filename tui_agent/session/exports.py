@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from tui_agent.hygiene import redact, strip_controls
+from tui_agent.hygiene import redact, scrub, strip_controls
 from tui_agent.session.events import Event, Purpose
 from tui_agent.session.fold import SessionState, SourceState, fold, result
 
@@ -27,20 +27,10 @@ def clean(text: Any) -> str:
     return redact(strip_controls(str(text)))
 
 
-def scrubbed(value: Any) -> Any:
-    """A structure with every string (keys too) cleaned, ready to be encoded."""
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, dict):
-        return {scrubbed(k): scrubbed(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [scrubbed(v) for v in value]
-    return value
-
-
 def dumps(value: Any, **kw: Any) -> str:
-    """JSON of a cleaned structure (non-ASCII kept as is)."""
-    return json.dumps(scrubbed(value), ensure_ascii=False, **kw)
+    """JSON of a cleaned structure (non-ASCII kept as is): no control character reaches the
+    output, neither raw nor as a ``\\u`` escape, and no secret."""
+    return json.dumps(scrub(value), ensure_ascii=False, **kw)
 
 
 def _when(ts: float) -> str:
@@ -55,6 +45,19 @@ def _quote(text: str, limit: int) -> str:
 
 
 # -- the answer document (Save, Copy) ------------------------------------------------------------
+
+
+def answer_notes(answer: Any) -> list[str]:
+    """What a reader must know about an answer, in the words every view uses."""
+    notes = []
+    if not answer.tagged:
+        notes.append("no <answer> tags: the whole reply is kept")
+    if answer.truncated:
+        notes.append("truncated: cut by the model's length limit")
+    if answer.unsupported:
+        notes.append("unsupported: no tool had run")
+    return notes
+
 
 
 def answer_markdown(answer: str, sources: Iterable[SourceState]) -> str:
@@ -109,13 +112,7 @@ def markdown(state: SessionState) -> str:
     answer = state.answer
     if answer:
         out.append(clean(answer.text).strip())
-        notes = []
-        if not answer.tagged:
-            notes.append("the model did not mark this answer with <answer> tags; its whole reply is kept")
-        if answer.truncated:
-            notes.append("truncated: the answer was cut by the model's length limit")
-        if answer.unsupported:
-            notes.append("unsupported: no tool had run when the model answered")
+        notes = answer_notes(answer)
         if notes:
             out += ["", "*Note: " + "; ".join(notes) + ".*"]
     else:

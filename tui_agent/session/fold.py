@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tui_agent.protocol import canonical_call
 from tui_agent.session.events import (
     FORMAT_ERROR_REASONS, ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction,
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
@@ -122,10 +121,7 @@ def apply(s: SessionState, e: Event) -> None:
         case RunEnded():
             s.ended = e
             s.status = Status.ENDED
-            s.pending_approval = None
-            s.in_flight = False
-            for call in s.calls.values():
-                call.awaiting = False
+            _nothing_under_way(s)
 
 
 def _run_started(s: SessionState, e: RunStarted) -> None:
@@ -140,6 +136,11 @@ def _run_started(s: SessionState, e: RunStarted) -> None:
     s.approval = ApprovalPolicy(auto=e.auto_approve)
     s.ended = None
     s.status = Status.RUNNING
+    _nothing_under_way(s)
+
+
+def _nothing_under_way(s: SessionState) -> None:
+    """A run starts or ends: no call in flight, nobody asked."""
     s.pending_approval = None
     s.in_flight = False
     for call in s.calls.values():
@@ -251,6 +252,8 @@ def _observation(s: SessionState, e: Observation) -> None:
     call.awaiting = False
     if not e.executed:
         return
+    from tui_agent.protocol import canonical_call  # here: the parser stays off the TUI's way to its first frame
+
     s.tool_calls += 1
     s.tool_ran = True
     s.seen_calls[canonical_call(e.tool, e.arguments)] = e.step

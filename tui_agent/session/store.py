@@ -208,13 +208,7 @@ def owner_alive(token: str | None) -> bool:
 
 def _redacted(value: Any) -> Any:
     """Every string of a structure (keys too) with secrets redacted, before it is encoded."""
-    if isinstance(value, str):
-        return hygiene.redact(value)
-    if isinstance(value, dict):
-        return {_redacted(k): _redacted(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_redacted(v) for v in value]
-    return value
+    return hygiene.scrub(value, controls=False)
 
 
 class Store:

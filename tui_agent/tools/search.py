@@ -12,7 +12,6 @@ The SearXNG endpoint is configured by the user, so it is not checked by the netw
 from __future__ import annotations
 
 import asyncio
-import random
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
@@ -20,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from tui_agent.hygiene import strip_controls
+from tui_agent.retrying import backoff_delay, excerpt
 from tui_agent.tools.base import FAILED, INVALID, OK, Tool, ToolContext, ToolResult
 from tui_agent.web.net import is_dns_error
 
@@ -45,7 +45,7 @@ DESCRIPTION = (
 
 def default_backoff(attempt: int) -> float:
     """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-    return min(BACKOFF_BASE_S * 2 ** (attempt - 1), BACKOFF_CAP_S) + random.uniform(0, BACKOFF_JITTER_S)
+    return backoff_delay(attempt - 1, BACKOFF_BASE_S, BACKOFF_CAP_S, jitter=BACKOFF_JITTER_S)
 
 
 class SearchError(Exception):
@@ -183,9 +183,9 @@ def _ddgs_text(query: str, n: int, timeout: int) -> list[dict[str, Any]]:
     try:
         return DDGS(timeout=timeout).text(query, max_results=n, backend="auto") or []
     except RatelimitException as exc:
-        raise SearchError("rate_limit", f"rate limited by the search engine ({_short(exc)})", True) from None
+        raise SearchError("rate_limit", f"rate limited by the search engine ({excerpt(exc)})", True) from None
     except TimeoutException as exc:
-        raise SearchError("timeout", f"the search engine timed out ({_short(exc)})", True) from None
+        raise SearchError("timeout", f"the search engine timed out ({excerpt(exc)})", True) from None
     except DDGSException as exc:
         text = str(exc)
         low = text.lower()
@@ -196,12 +196,12 @@ def _ddgs_text(query: str, n: int, timeout: int) -> list[dict[str, Any]]:
                 "dns", "the search engines could not be reached: DNS lookup failed (is the network up?)", False
             ) from None
         if "timed out" in low or "timeout" in low:
-            raise SearchError("timeout", f"the search engine timed out ({_short(exc)})", True) from None
+            raise SearchError("timeout", f"the search engine timed out ({excerpt(exc)})", True) from None
         if "ratelimit" in low or "rate limit" in low or "429" in low:
-            raise SearchError("rate_limit", f"rate limited by the search engine ({_short(exc)})", True) from None
+            raise SearchError("rate_limit", f"rate limited by the search engine ({excerpt(exc)})", True) from None
         if "connect" in low or "error sending request" in low:
-            raise SearchError("connect", f"the search engines could not be reached ({_short(exc)})", True) from None
-        raise SearchError("server", f"the search failed ({_short(exc)})", True) from None
+            raise SearchError("connect", f"the search engines could not be reached ({excerpt(exc)})", True) from None
+        raise SearchError("server", f"the search failed ({excerpt(exc)})", True) from None
 
 
 async def searxng_search(client: httpx.AsyncClient, base_url: str, query: str, settings) -> list[Hit]:
@@ -222,7 +222,7 @@ async def searxng_search(client: httpx.AsyncClient, base_url: str, query: str, s
             raise SearchError("dns", f"the SearXNG host {host!r} could not be resolved", False) from None
         raise SearchError("connect", f"could not connect to SearXNG at {base_url} (is it running?)", False) from None
     except httpx.HTTPError as exc:
-        raise SearchError("connect", f"the connection to SearXNG broke ({_short(exc)})", True) from None
+        raise SearchError("connect", f"the connection to SearXNG broke ({excerpt(exc)})", True) from None
 
     status = response.status_code
     if status == 429:
@@ -245,7 +245,7 @@ async def searxng_search(client: httpx.AsyncClient, base_url: str, query: str, s
             raise ValueError("results is not a list")
     except (ValueError, AttributeError) as exc:
         raise SearchError(
-            "bad_reply", f"SearXNG did not return JSON results ({_short(exc)}); is format=json enabled?", False
+            "bad_reply", f"SearXNG did not return JSON results ({excerpt(exc)}); is format=json enabled?", False
         ) from None
     hits = [
         Hit(str(r.get("title") or ""), str(r.get("url") or ""), str(r.get("content") or ""))
@@ -266,11 +266,6 @@ def _retry_after(response: httpx.Response) -> float | None:
         return max(0.0, float(value)) if value else None
     except ValueError:
         return None
-
-
-def _short(exc: BaseException, limit: int = 160) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --- formatting -------------------------------------------------------------------------------

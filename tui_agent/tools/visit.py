@@ -29,6 +29,7 @@ from typing import Any
 
 from tui_agent import tokens
 from tui_agent.hygiene import cut_note, redact, strip_controls
+from tui_agent.retrying import excerpt
 from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
 from tui_agent.web.net import Guard, fetch
 from tui_agent.web.page import Fetcher, PageRead, read_page, timeout_text
@@ -186,7 +187,7 @@ class VisitTool(Tool):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # any model failure is a failed attempt
-                problem, why = "short", f"model error ({_short(exc)})"
+                problem, why = "short", f"model error ({excerpt(exc)})"
             usage = _usage(reply)
             if reply is not None:
                 raw = str(getattr(reply, "text", "") or "")
@@ -365,8 +366,3 @@ def _usage(reply: Any) -> dict[str, Any]:
         "prompt_tokens": getattr(reply, "prompt_tokens", None),
         "completion_tokens": getattr(reply, "completion_tokens", None),
     }
-
-
-def _short(exc: BaseException, limit: int = 160) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"

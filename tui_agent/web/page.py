@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from tui_agent.hygiene import strip_controls
 from tui_agent.tools.base import FAILED, OK, REFUSED
 from tui_agent.web import content
 from tui_agent.web.net import EncodingError, FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
 
-Fetcher = Callable[..., Awaitable[FetchResult]]
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx
+
+    from tui_agent.config import Settings
+
+
+class Fetcher(Protocol):
+    """Fetches one URL as :func:`tui_agent.web.net.fetch` does (tests pass their own)."""
+
+    async def __call__(self, client: httpx.AsyncClient, url: str, settings: Settings, *, guard: Guard | None = None,
+                       max_bytes: int | None = None, total_timeout_s: float | None = None) -> FetchResult: ...
 
 @dataclass
 class PageRead:
