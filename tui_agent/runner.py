@@ -35,6 +35,8 @@ class Run:
         replay: Replay | None = None,
         tools: ToolRegistry | None = None,
         http: Any = None,
+        eval_label: str | None = None,
+        case_id: str | None = None,
     ) -> None:
         self.settings = settings
         self.question = question
@@ -50,6 +52,7 @@ class Run:
         # Injected tools (tests, embedders) bring their own HTTP client (``http``), if they need one.
         self.tools = tools
         self.http = http
+        self.eval_label, self.case_id = eval_label, case_id  # a case of a regression set (tui-agent eval)
         self.engine: Engine | None = None
         self.store_error: str | None = None
         self.interrupted: str | None = None  # the signal that stopped the run, if one did
@@ -78,7 +81,7 @@ class Run:
             tools, client = self.tools, contextlib.nullcontext(self.http)
         if self.store is not None and self.state is None:
             self.store.create_session(self.session_id, self.question, self.settings.model or "",
-                                      self.settings.summary())
+                                      self.settings.summary(), eval_label=self.eval_label, case_id=self.case_id)
         try:
             async with client as http:
                 self.engine = Engine(

@@ -85,6 +85,14 @@ class CorrectionReason(StrEnum):
 FORMAT_ERROR_REASONS = frozenset(set(CorrectionReason) - {CorrectionReason.ANSWER_WITHOUT_EVIDENCE})
 
 
+class Verdict(StrEnum):
+    """A citation check's verdict on one claim of the answer."""
+
+    SUPPORTED = "supported"
+    UNSUPPORTED = "unsupported"
+    UNCLEAR = "unclear"  # the verifier could not tell, or did not answer in the expected form
+
+
 class NoticeLevel(StrEnum):
     INFO = "info"
     WARNING = "warning"
@@ -317,12 +325,46 @@ class RunEnded(Event):
     result: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(kw_only=True)
+class VerificationStarted(Event):
+    """A citation check of the answer begins (``sessions verify``, the TUI, ``eval --verify``);
+    it replaces the results of an earlier check."""
+
+    type: ClassVar[str] = "verification_started"
+    model: str
+    sample: int  # the most claims to check
+    claims: int = 0  # claims with citations found in the answer
+
+
+@dataclass(kw_only=True)
+class ClaimChecked(Event):
+    """One claim of the answer checked against the stored text of the sources it cites."""
+
+    type: ClassVar[str] = "claim_checked"
+    claim: str
+    sources: list[int] = field(default_factory=list)
+    verdict: Verdict = Verdict.UNCLEAR
+    evidence: str = ""  # a short quote from the source, as the verifier gave it
+    note: str = ""  # why a verdict is "unclear" when the verifier did not say (no reply, no source text, …)
+
+
+@dataclass(kw_only=True)
+class VerificationEnded(Event):
+    type: ClassVar[str] = "verification_ended"
+    checked: int
+    supported: int
+    unsupported: int
+    unclear: int
+    needs_review: bool  # more than the review share of the checked claims is unsupported
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, ApprovalRequested,
         ApprovalModeChanged, Decision, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
-        PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded,
+        PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded, VerificationStarted, ClaimChecked,
+        VerificationEnded,
     )
 }
 

@@ -24,11 +24,12 @@ from tui_agent.session.events import (
     FORMAT_ERROR_REASONS, ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction,
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
-    SourceAdded, Termination, ToolProgress,
+    SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded,
 )
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
 from tui_agent.session.state import (  # noqa: F401 - the state's types are the fold's vocabulary
-    ACTIVE, ApprovalPolicy, CallState, PromptView, SessionState, SourceState, StepState, Status,
+    ACTIVE, ApprovalPolicy, CallState, ClaimState, PromptView, SessionState, SourceState, StepState, Status,
+    Verification,
 )
 
 # -- the fold ---------------------------------------------------------------------------------
@@ -122,6 +123,16 @@ def apply(s: SessionState, e: Event) -> None:
             s.ended = e
             s.status = Status.ENDED
             _nothing_under_way(s)
+        case VerificationStarted():
+            s.verification = Verification(model=e.model, sample=e.sample)
+        case ClaimChecked():
+            if s.verification is None:
+                s.verification = Verification(model="", sample=0)
+            s.verification.claims.append(ClaimState(e.claim, list(e.sources), e.verdict, e.evidence, e.note))
+        case VerificationEnded():
+            if s.verification is not None:
+                s.verification.ended = True
+                s.verification.needs_review = e.needs_review
 
 
 def _run_started(s: SessionState, e: RunStarted) -> None:

@@ -15,7 +15,8 @@ from typing import Any
 from tui_agent.config import ConfigError, Settings, apply, validate
 from tui_agent.protocol import canonical_call
 from tui_agent.session.events import (
-    AnswerEvent, ForcedAnswer, Observation, ObservationStatus, PromptEdited, RunEnded, RunStarted, Termination,
+    AnswerEvent, ClaimChecked, ForcedAnswer, Observation, ObservationStatus, PromptEdited, RunEnded, RunStarted,
+    Termination, VerificationEnded, VerificationStarted,
 )
 from tui_agent.session.fold import SessionState, SourceState, fold
 from tui_agent.session.store import SessionStatus, Store, StoreError, new_session_id
@@ -100,7 +101,8 @@ def fork(store: Store, session_id: str, at_step: int, system_prompt: str | None 
     max_step = max((e.step for e in events), default=0)
     if at_step < 1 or at_step > max(1, max_step):
         raise ResumeError(f"session {session_id} has steps 1 to {max_step}; --at {at_step} is outside them")
-    keep = [e for e in events if e.step < at_step and not isinstance(e, (RunEnded, AnswerEvent, ForcedAnswer))]
+    ending = (RunEnded, AnswerEvent, ForcedAnswer, VerificationStarted, ClaimChecked, VerificationEnded)
+    keep = [e for e in events if e.step < at_step and not isinstance(e, ending)]
     if not keep or not isinstance(keep[0], RunStarted):
         keep = [e for e in events if isinstance(e, RunStarted)][:1] + [e for e in keep if not isinstance(e, RunStarted)]
     new_id = new_session_id()

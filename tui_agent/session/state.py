@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from tui_agent.session.events import (
-    AnswerEvent, CorrectionReason, DecisionKind, Notice, ObservationStatus, Purpose, RunEnded, Termination,
+    AnswerEvent, CorrectionReason, DecisionKind, Notice, ObservationStatus, Purpose, RunEnded, Termination, Verdict,
 )
 from tui_agent.session.live import StreamSplitter
 
@@ -137,6 +137,33 @@ class PromptView:
 
 
 @dataclass
+class ClaimState:
+    claim: str
+    sources: list[int]
+    verdict: Verdict
+    evidence: str = ""
+    note: str = ""
+
+
+@dataclass
+class Verification:
+    """The latest citation check of the answer (``ClaimChecked`` events, then a summary)."""
+
+    model: str
+    sample: int
+    claims: list[ClaimState] = field(default_factory=list)
+    ended: bool = False
+    needs_review: bool = False
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for c in self.claims if c.verdict == verdict)
+
+    @property
+    def unsupported_share(self) -> float | None:
+        return self.count(Verdict.UNSUPPORTED) / len(self.claims) if self.claims else None
+
+
+@dataclass
 class ApprovalPolicy:
     """This run's approval policy: auto mode and the tools always approved. Reset by every
     RunStarted, so it never carries over to a resumed run, a fork or another session."""
@@ -188,6 +215,7 @@ class SessionState:
     forced_content: str | None = None
     ended: RunEnded | None = None
     notices: list[Notice] = field(default_factory=list)
+    verification: Verification | None = None
     # -- resume: what an interrupted step had done ---------------------------------------------
     open_calls: list[str] | None = None  # the calls of a stored reply whose observations were not all sent
     # -- streaming (not stored) --------------------------------------------------------------------

@@ -95,14 +95,29 @@ ALTER TABLE sessions ADD COLUMN owner TEXT;
 CREATE INDEX IF NOT EXISTS sessions_by_status ON sessions(status);
 """
 
+# Regression sets (``tui-agent eval``): a labelled run of a set, and each case's session.
+_EVAL_RUNS = """
+CREATE TABLE IF NOT EXISTS eval_runs (
+    label    TEXT PRIMARY KEY,
+    created  REAL NOT NULL,
+    set_path TEXT NOT NULL,
+    cases    TEXT NOT NULL DEFAULT '[]',
+    options  TEXT NOT NULL DEFAULT '{}'
+);
+ALTER TABLE sessions ADD COLUMN eval_label TEXT;
+ALTER TABLE sessions ADD COLUMN case_id TEXT;
+CREATE INDEX IF NOT EXISTS sessions_by_eval ON sessions(eval_label, case_id);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_browser_figures", _BROWSER_FIGURES),
     ("0003_session_owner", _SESSION_OWNER),
+    ("0004_eval_runs", _EVAL_RUNS),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 _COLUMNS = ("id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd, "
-            "tool_calls, tokens")
+            "tool_calls, tokens, eval_label, case_id")
 
 
 class StoreError(Exception):
@@ -145,6 +160,8 @@ class SessionRow:
     cost_usd: float | None
     tool_calls: int = 0
     tokens: int = 0
+    eval_label: str | None = None
+    case_id: str | None = None
 
     @property
     def shown_status(self) -> str:
@@ -292,15 +309,16 @@ class Store:
     # -- writing ----------------------------------------------------------------------------
     def create_session(self, session_id: str, question: str, model: str, settings: dict[str, Any] | None = None,
                        parent_id: str | None = None, fork_step: int | None = None,
-                       status: SessionStatus = SessionStatus.RUNNING) -> None:
+                       status: SessionStatus = SessionStatus.RUNNING, eval_label: str | None = None,
+                       case_id: str | None = None) -> None:
         now = time.time()
         owner = self.owner if status == SessionStatus.RUNNING else None
         with self._lock:
             self.conn.execute(
                 "INSERT INTO sessions (id, created, updated, question, model, settings, parent_id, fork_step, status, "
-                "owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "owner, eval_label, case_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (session_id, now, now, hygiene.redact(question), model, json.dumps(_redacted(settings or {})),
-                 parent_id, fork_step, status, owner),
+                 parent_id, fork_step, status, owner, eval_label, case_id),
             )
 
     def append(self, event: Event) -> None:
@@ -392,6 +410,34 @@ class Store:
 
     def events(self, session_id: str) -> list[Event]:
         return [event_from_dict(d) for d in self.event_dicts(session_id)]
+
+    # -- regression sets ------------------------------------------------------------------------
+    def eval_run(self, label: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT label, created, set_path, cases, options FROM eval_runs WHERE label=?",
+                                (label,)).fetchone()
+        if row is None:
+            return None
+        return {"label": row[0], "created": row[1], "set_path": row[2], "cases": json.loads(row[3]),
+                "options": json.loads(row[4])}
+
+    def save_eval_run(self, label: str, set_path: str, cases: list[dict[str, Any]], options: dict[str, Any]) -> None:
+        """Record (or update) a labelled run of a set: its cases and the options it ran with."""
+        with self._lock:
+            self.conn.execute(
+                "INSERT INTO eval_runs (label, created, set_path, cases, options) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(label) DO UPDATE SET set_path=excluded.set_path, cases=excluded.cases, "
+                "options=excluded.options",
+                (label, time.time(), set_path, json.dumps(_redacted(cases)), json.dumps(_redacted(options))))
+
+    def eval_runs(self) -> list[dict[str, Any]]:
+        rows = self.conn.execute("SELECT label FROM eval_runs ORDER BY created DESC").fetchall()
+        return [self.eval_run(r[0]) for r in rows]  # type: ignore[misc]
+
+    def eval_sessions(self, label: str) -> dict[str, SessionRow]:
+        """The latest session of each case of a labelled run, by case id."""
+        rows = [SessionRow(*r) for r in self.conn.execute(
+            f"SELECT {_COLUMNS} FROM sessions WHERE eval_label=? ORDER BY created", (label,))]
+        return {r.case_id: r for r in rows if r.case_id is not None}
 
     def delete_session(self, session_id: str) -> None:
         self.get_session(session_id)
