@@ -154,7 +154,6 @@ def grep_code() -> list[str]:
 def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 10) -> None:
     import httpx
 
-    from tui_agent.approval import AutoApprover
     from tui_agent.cli.common import build_run_parser, settings_from
     from tui_agent.runner import Run
     from tui_agent.session.store import Store
@@ -175,7 +174,7 @@ def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 10) -> None:
         settings = settings_from(ns)
         # warm-up run: imports litellm and builds its cached model client
         script(chat, 2)
-        asyncio.run(Run(settings, "warm-up", store=Store(settings.resolved_data_dir()), approver=AutoApprover()).start())
+        asyncio.run(Run(settings, "warm-up", store=Store(settings.resolved_data_dir()), approver=None).start())
         script(chat, n)
         httpx.AsyncClient.__init__ = counting_init
         prof = cProfile.Profile()
@@ -183,7 +182,7 @@ def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 10) -> None:
             prof.enable()
             t0 = time.process_time()
             result = asyncio.run(Run(settings, "How fast?", store=Store(settings.resolved_data_dir()),
-                                     approver=AutoApprover()).start())
+                                     approver=None).start())
             cpu = time.process_time() - t0
             prof.disable()
         finally:

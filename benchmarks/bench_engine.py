@@ -2,7 +2,7 @@
 
 A 100-step run: the scripted model (an ``LLM`` subclass whose ``complete`` returns a ``Reply``
 at once) calls a local tool each step with a new topic, the tool returns a fresh ~5,000-token
-text, and the model answers at step 101. ``AutoApprover``, a context window of 10^9 tokens (the
+text, and the model answers at step 101. no approver (every call approved), a context window of 10^9 tokens (the
 token gate never fires). Two rows, run interleaved so machine noise hits both alike:
 
 - ``no store``: events go nowhere;
@@ -47,7 +47,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tokens import text_of  # noqa: E402  (same folder: the shared prose generator)
 from tui_agent import hygiene, tokens  # noqa: E402
-from tui_agent.approval import AutoApprover  # noqa: E402
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.engine import Engine  # noqa: E402
 from tui_agent.llm import LLM, Reply  # noqa: E402
@@ -222,7 +221,7 @@ def one_run(texts: list[str], steps: int, with_store: bool, profile: cProfile.Pr
         store.create_session("bench", "What is the answer?", s.model or "", s.summary())
         emit = timed_append(store)
     engine = Engine(s, "What is the answer?", tools=ToolRegistry([TextTool(texts)]), llm=InstantLLM(s, steps),
-                    approver=AutoApprover(), emit=emit, session_id="bench")
+                    approver=None, emit=emit, session_id="bench")
     TIMERS.reset()
     if profile is not None:
         profile.enable()

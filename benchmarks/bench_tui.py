@@ -278,7 +278,6 @@ async def _memory(steps: int, tmp: Path, tui: bool = True) -> tuple[float, float
     from tests.helpers import NoteTool, call, settings_for
     from tests.servers import ChatServer
     from tui_agent.app.application import ResearchApp, warm_up
-    from tui_agent.approval import AutoApprover
     from tui_agent.runner import Run
     from tui_agent.session.store import Store
     from tui_agent.tools.base import ToolRegistry
@@ -304,7 +303,7 @@ async def _memory(steps: int, tmp: Path, tui: bool = True) -> tuple[float, float
         if not tui:
             trim()
             base = rss_mb()
-            run = Run(settings, "memory", store=Store(data), approver=AutoApprover(), listeners=[lambda e: None],
+            run = Run(settings, "memory", store=Store(data), approver=None, listeners=[lambda e: None],
                       tools=ToolRegistry([tool]))
             task = asyncio.ensure_future(run.start())
             await drive(task.done)

@@ -31,6 +31,7 @@ class Settings:
     model: str | None = _doc("litellm model string, e.g. 'openai/gpt-4o-mini' or 'ollama_chat/qwen3'.", default=None)
     api_base: str | None = _doc("Base URL of an OpenAI-compatible or other provider endpoint (user-configured, never guarded).", default=None)
     api_key: str | None = _doc("API key passed to the provider; usually taken from the provider's own environment variable instead.", default=None)
+    router_config: str | None = _doc("A LiteLLM Router configuration file (YAML or JSON with a model_list) to spread calls over several deployments and keys; the model names its model_name.", default=None)
     temperature: float | None = _doc("Sampling temperature; unset leaves the provider's default.", default=None)
     stream: bool = _doc("Stream model replies token by token.", default=True)
     model_timeout_s: float = _doc("Seconds without progress before a model request counts as timed out (then retried).", default=120.0)
@@ -45,7 +46,7 @@ class Settings:
     answer_reserve: int = _doc("Tokens kept free for the forced answer: the token gate fires at context_window - answer_reserve.", default=16384)
     forced_answer_tokens: int = _doc("Tokens left free for the forced answer's own text when its prompt is trimmed to fit the window.", default=4096)
     budget_usd: float | None = _doc("Spend limit in USD (litellm price map); unset means no budget gate.", default=None)
-    max_format_errors: int = _doc("Replies in a row with neither tool call nor answer before the forced answer.", default=3)
+    max_format_errors: int = _doc("Corrected replies in a row (no action, another protocol's format, cut by the length limit) before the forced answer.", default=3)
     require_evidence: bool = _doc("Refuse an <answer> written before any tool ran, once; a second one is marked unsupported.", default=True)
     tool_failure_limit: int = _doc("Consecutive failures (network, timeout, server error) after which a tool is disabled for the session.", default=3)
 
@@ -173,6 +174,8 @@ def validate(s: Settings, source: str = "settings") -> Settings:
         raise ConfigError(
             f"{source}: 'answer_reserve' ({s.answer_reserve}) must be smaller than 'context_window' ({s.context_window})"
         )
+    if s.router_config and not Path(s.router_config).expanduser().is_file():
+        raise ConfigError(f"{source}: 'router_config' {s.router_config!r} is not a readable file")
     if s.system_prompt_file and not Path(s.system_prompt_file).expanduser().is_file():
         raise ConfigError(f"{source}: 'system_prompt_file' {s.system_prompt_file!r} is not a readable file")
     return s

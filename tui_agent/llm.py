@@ -96,6 +96,48 @@ class RetryInfo:
     reason: str
 
 
+# -- LiteLLM Router (several deployments and keys behind one model name) -----------------------
+
+_routers: dict[str, Any] = {}
+
+
+def load_router_config(path: str) -> dict[str, Any]:
+    """A Router configuration: ``{"model_list": [...], "router_settings": {...}}`` as LiteLLM's own
+    config files write it (YAML or JSON), or a bare model list. Raises ConfigError naming the file."""
+    from tui_agent.config import ConfigError
+
+    import yaml
+
+    try:
+        data = yaml.safe_load(open(os.path.expanduser(path), encoding="utf-8").read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"router config {path}: cannot be read: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"router config {path}: not valid YAML or JSON: {exc}") from None
+    if isinstance(data, list):
+        data = {"model_list": data}
+    models = data.get("model_list") if isinstance(data, dict) else None
+    if not isinstance(models, list) or not models or not all(
+            isinstance(m, dict) and m.get("model_name") and isinstance(m.get("litellm_params"), dict)
+            and m["litellm_params"].get("model") for m in models):
+        raise ConfigError(f"router config {path}: needs a model_list of entries with model_name and "
+                          "litellm_params.model")
+    settings = data.get("router_settings") or {}
+    if not isinstance(settings, dict):
+        raise ConfigError(f"router config {path}: router_settings must be a mapping")
+    return {"model_list": models, "router_settings": settings}
+
+
+def router_for(path: str) -> Any:
+    """One LiteLLM Router per configuration file and process; its own retries are off (ours apply)."""
+    router = _routers.get(path)
+    if router is None:
+        config = load_router_config(path)
+        settings = {k: v for k, v in config["router_settings"].items() if k not in ("num_retries", "retry_policy")}
+        router = _routers[path] = litellm().Router(model_list=config["model_list"], num_retries=0, **settings)
+    return router
+
+
 def _retry_after(exc: BaseException) -> float | None:
     headers = None
     for attr in ("litellm_response_headers", "headers"):
@@ -348,6 +390,7 @@ class LLM:
 
     def _kwargs(self, messages: list[dict[str, str]], model: str, stream: bool, stop: list[str] | None) -> dict[str, Any]:
         s = self.settings
+        routed = bool(s.router_config)  # the deployment's own api_base and key apply
         kw: dict[str, Any] = {
             "model": model,
             "messages": messages,
@@ -359,11 +402,12 @@ class LLM:
             kw["stop"] = stop
         if stream:
             kw["stream_options"] = {"include_usage": True}
-        if s.api_base:
+        if s.api_base and not routed:
             kw["api_base"] = s.api_base
-        if s.api_key:
+        if s.api_key and not routed:
             kw["api_key"] = s.api_key
-        elif s.api_base and model.startswith(("openai/", "hosted_vllm/")) and not os.environ.get("OPENAI_API_KEY"):
+        elif s.api_base and not routed and model.startswith(("openai/", "hosted_vllm/")) and \
+                not os.environ.get("OPENAI_API_KEY"):
             kw["api_key"] = "none"  # local OpenAI-compatible servers need some key
         if s.temperature is not None:
             kw["temperature"] = s.temperature
@@ -373,8 +417,10 @@ class LLM:
         lt = litellm()
         kw = self._kwargs(messages, model, stream, stop)
         timeout = self.settings.model_timeout_s
+        acompletion = router_for(self.settings.router_config).acompletion if self.settings.router_config \
+            else lt.acompletion
         if not stream:
-            resp = await asyncio.wait_for(lt.acompletion(**kw), timeout=timeout)
+            resp = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
             choice = resp.choices[0]
             msg = choice.message
             text = msg.content or ""
@@ -389,7 +435,7 @@ class LLM:
                     on_delta(text, False)
             return Reply(text, reasoning, pt, ct, self.price(model, pt, ct), choice.finish_reason, model)
 
-        response = await asyncio.wait_for(lt.acompletion(**kw), timeout=timeout)
+        response = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
         parts: list[str] = []
         rparts: list[str] = []
         pt = ct = None

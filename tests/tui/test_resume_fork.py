@@ -127,7 +127,9 @@ async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto
         await pilot.pause()
     assert store.get_session("s-first").status == "cancelled"
     chat_server.script("<think>And c.</think>" + call("lookup", topic="c"), ANSWER)
-    app = ResearchApp(settings, None, resume="s-first", tools=ToolRegistry([tool]), store=store)
+    # No --model now: a resumed session brings its own (no setup screen).
+    app = ResearchApp(settings_for(chat_server, data_dir=str(tmp_path / "data"), model=None), None, resume="s-first",
+                      tools=ToolRegistry([tool]), store=store)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, call_n=3)  # asked again: auto mode stayed with the first run
         assert not app.auto_on() and not app.main.header.auto

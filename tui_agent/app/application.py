@@ -99,7 +99,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
         self.bridge = EventBridge(self.post_message)
         self.session: SessionState = fold.new_state(self.fixed_session_id, self.question or "", settings.model or "")
-        if settings.model and (self.question or resume):
+        if resume or (settings.model and self.question):
             self.session.status = Status.STARTING
         self.research: Any = None  # the current runner.Run
         self.approver: Any = None
@@ -108,6 +108,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.starting_note: str | None = None
         self.last_result: dict[str, Any] | None = None
         self._retrying = False
+        self.verifying = False  # a citation check runs
         self._pause_next = False
         self._auto_wanted: bool | None = None  # y pressed before the engine existed
         self._elapsed = 0.0
@@ -175,16 +176,18 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self._next_setup_step()
 
     def _next_setup_step(self) -> None:
-        """Model first (setup screen when none), then the question, then the run."""
+        """A resumed session brings its own model; else model first (setup screen when none), then
+        the question, then the run."""
+        if self.resume:
+            self.start_run("", self.settings, resume_id=self.resume)
+            return
         if not self.settings.model:
             self.session.status = Status.STARTING
             self.starting_note = "looking for a model"
             self.main.update_header()
             self.run_worker(self._detect_model, thread=True, group="setup", exit_on_error=False)
             return
-        if self.resume:
-            self.start_run("", self.settings, resume_id=self.resume)
-        elif not self.question:
+        if not self.question:
             self._ask_question()
         else:
             self.start_run(self.question, self.settings)

@@ -141,6 +141,45 @@ class ModelFlow:
         self.notify(f"Forked {session_id} at step {step} as {new_id}.", title="Fork")
         self.resume_session(new_id)
 
+    # -- the citation check ----------------------------------------------------------------------
+    def verify_answer(self) -> None:
+        """Check the answer's citations (``sessions verify``) in a worker; the results are events of
+        the session, folded into the screen's state when the check is done."""
+        store = self._open_store(self.settings)
+        if store is None or self.session.answer is None or self.verifying:
+            return
+        self.verifying = True
+        self.notify("Checking the answer's citations against their sources…", title="Verify")
+        self.run_worker(self._verify(store, self.session.session_id), name="verify", group="verify",
+                        exit_on_error=False)
+
+    async def _verify(self, store: Any, session_id: str) -> None:
+        from tui_agent.app.application import warm_up
+        from tui_agent.session import fold
+        from tui_agent.session.verify import verify_session
+
+        before = len(store.events(session_id))
+        try:
+            await asyncio.to_thread(warm_up)
+            await verify_session(store, session_id, self.settings)
+        except Exception as exc:  # noqa: BLE001 - shown; the session stays as it was
+            self.notify(f"The citation check failed: {exc}", severity="error", timeout=10)
+            return
+        finally:
+            self.verifying = False
+        for event in store.events(session_id)[before:]:
+            fold.apply(self.session, event)
+        v = self.session.verification
+        if v is not None:
+            from tui_agent.session.events import Verdict
+
+            summary = (f"{v.count(Verdict.SUPPORTED)} supported · {v.count(Verdict.UNSUPPORTED)} unsupported · "
+                       f"{v.count(Verdict.UNCLEAR)} unclear of {len(v.claims)} claims")
+            self.notify(summary + (" — needs review" if v.needs_review else ""), title="Citations checked",
+                        severity="warning" if v.needs_review else "information", timeout=10)
+        self.main.refresh_view()
+        self.refresh_bindings()
+
     # -- stopping and quitting ----------------------------------------------------------------------
     async def _stop_run(self) -> None:
         """Cancel the engine and wait (a little) for its worker to record the cancellation."""

@@ -5,6 +5,7 @@
   tui-agent run --resume ID [flags]         continue a session
   tui-agent sessions list|show|export|fork|delete …
   tui-agent read URL […]                    what the model would read
+  tui-agent eval SET.jsonl --label NAME …   a regression set; eval compare A B; eval list
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui_agent.cli.read import main as read_main
 
             code = read_main(argv[1:])
+        elif argv and argv[0] == "eval":
+            from tui_agent.cli.eval import main as eval_main
+
+            code = eval_main(argv[1:])
         else:
             code = cmd_tui(argv)
     except UsageError as exc:

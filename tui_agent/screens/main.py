@@ -358,10 +358,16 @@ class MainScreen(MainActions, Screen):
         ans = self.session.answer
         if ans is None:
             return
-        from tui_agent.session.exports import answer_markdown, answer_notes
+        from tui_agent.session.exports import answer_markdown, answer_notes, checked_answer
 
         flags = ([f"forced: {self.session.forced_reason}"] if self.session.forced_reason else []) + answer_notes(ans)
-        title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save"
+        v = self.session.verification
+        if v is not None and v.ended:
+            flags.append("citations: needs review" if v.needs_review else "citations checked")
+        title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save · v verify"
+        if v is not None and v.claims:
+            self._show_answer(shown(checked_answer(ans.text, self.session.source_list(), v)), title)
+            return
 
         self._show_answer(shown(answer_markdown(ans.text, self.session.source_list())), title)
 

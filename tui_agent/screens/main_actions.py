@@ -46,6 +46,8 @@ MAIN_ACTIONS = table(
              priority=True, key_display="→", group="Step"),
     UiAction("copy_answer", "C", "Copy", "Copy answer", "copy the answer with its sources (terminal clipboard)"),
     UiAction("save_answer", "W", "Save", "Save answer as Markdown", "save the answer as a Markdown file (asks where)"),
+    UiAction("verify", "v", "Verify", "Check the answer's citations",
+             "check the cited claims of the answer against their sources (a model call each) and mark them"),
     UiAction("change_model", "m", "Model", "Change model and run again",
              "pick another model (and API key); the question runs again as a new session"),
     UiAction("new_question", "N", "New", "New question", "research another question in a new session"),
@@ -94,6 +96,8 @@ class MainActions:
             return not session.active
         if action == "toggle_auto":
             return session.active  # auto mode belongs to a run
+        if action == "verify":
+            return session.answer is not None and not session.active and not app.verifying
         if action == "inspect":
             return session.last_prompt is not None
         return True
@@ -208,6 +212,9 @@ class MainActions:
         from tui_agent.app.files import copy_answer
 
         copy_answer(self, self.session)
+
+    def action_verify(self) -> None:
+        self.app.verify_answer()
 
     def action_save_answer(self) -> None:
         from tui_agent.app.files import save_answer

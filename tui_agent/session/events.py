@@ -103,6 +103,9 @@ class NoticeLevel(StrEnum):
 class Event:
     type: ClassVar[str] = "event"
     stored: ClassVar[bool] = True
+    # Fields that hold text which already went through hygiene.clean_observation (redacted):
+    # the store does not redact them a second time.
+    clean_fields: ClassVar[tuple[str, ...]] = ()
     session_id: str = ""
     step: int = 0
     ts: float = field(default_factory=time.time)
@@ -248,6 +251,7 @@ class ToolProgress(Event):
 @dataclass(kw_only=True)
 class Observation(Event):
     type: ClassVar[str] = "observation"
+    clean_fields: ClassVar[tuple[str, ...]] = ("text",)
     call_id: str
     tool: str
     arguments: Any
@@ -263,6 +267,7 @@ class ObservationMessage(Event):
     """The user message carrying this step's <tool_response> blocks, exactly as sent."""
 
     type: ClassVar[str] = "observation_message"
+    clean_fields: ClassVar[tuple[str, ...]] = ("content",)  # only cleaned observations, in their blocks
     content: str
 
 

@@ -185,3 +185,23 @@ def export(events: list[Event], fmt: str) -> str:
     if fmt == "jsonl":
         return jsonl(events)
     raise ValueError(f"unknown export format {fmt!r}")
+
+
+VERDICT_MARKS = {"supported": "✓ supported", "unsupported": "✗ unsupported", "unclear": "? unclear"}
+
+
+def checked_answer(answer: str, sources: Iterable[SourceState], verification: Any) -> str:
+    """The answer as Markdown with each checked claim marked where it stands (✓ / ✗ / ?), then
+    the check's verdicts with their evidence."""
+    text = answer.strip()
+    for claim in verification.claims:
+        mark = VERDICT_MARKS.get(str(claim.verdict), str(claim.verdict))
+        at = text.find(claim.claim)
+        if claim.claim and at >= 0:
+            end = at + len(claim.claim)
+            text = f"{text[:end]} **[{mark}]**{text[end:]}"
+    lines = [f"- **{VERDICT_MARKS.get(str(c.verdict), c.verdict)}** — {c.claim}"
+             + (f"\n  > {c.evidence}" if c.evidence else "") + (f"\n  *{c.note}*" if c.note else "")
+             for c in verification.claims]
+    review = " · **needs review**" if verification.needs_review else ""
+    return answer_markdown(text, sources) + "\n\n**Citation check**" + review + "\n\n" + "\n".join(lines)

@@ -325,7 +325,9 @@ class Store:
         """Append one event and commit it (autocommit); stream deltas are not stored."""
         if not event.stored:
             return
-        data = json.dumps(_redacted(event.stored_dict()), ensure_ascii=False)
+        fields = event.stored_dict()
+        kept = {k: fields.pop(k) for k in event.clean_fields if k in fields}  # redacted already
+        data = json.dumps({**_redacted(fields), **kept}, ensure_ascii=False)
         sid = event.session_id
         with self._lock:
             seq = self._seq.get(sid)

@@ -1,0 +1,255 @@
+"""`tui-agent eval`: regression sets.
+
+  tui-agent eval SET.jsonl --label NAME [--concurrency N] [--system-prompt FILE] [--replay LABEL]
+                 [--verify] [--json] [--router-config FILE] [run flags]
+  tui-agent eval compare LABEL_A LABEL_B [--json]
+  tui-agent eval list
+
+Exit codes: 0 every case with ``expect`` passed (compare: nothing regressed), 1 a case failed
+(compare: a case regressed), 2 bad usage (a bad line in the set, an unknown label, …).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from tui_agent.cli.common import UsageError, add_common, ensure_model, open_store, settings_from
+from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.hygiene import for_terminal as clean
+
+ANSWER_COLUMN_CHARS = 60
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's usage errors: exit 2 with our prefix
+        raise UsageError(f"{self.prog}: {message}\n{self.format_usage().rstrip()}")
+
+
+def build_run_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tui-agent eval", description="Run a regression set: every case a labelled session.")
+    p.add_argument("set", metavar="SET.jsonl", help='one case a line: {"id": …, "question": …, "expect": [regex, …]}')
+    p.add_argument("--label", required=True, help="the run's name (an existing label continues its unfinished cases)")
+    p.add_argument("--concurrency", type=int, default=None, help="cases at once (default 4)")
+    p.add_argument("--replay", metavar="LABEL", help="answer tool calls identical to LABEL's recorded ones from "
+                   "the recording (no network for them)")
+    p.add_argument("--verify", action="store_true", help="check each answer's citations (sessions verify)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    p.add_argument("--router-config", metavar="FILE", help="a LiteLLM Router configuration (YAML or JSON "
+                   "model_list) to spread calls over several deployments and keys")
+    add_common(p)
+    return p
+
+
+def main(argv: Sequence[str]) -> int:
+    argv = list(argv)
+    if argv and argv[0] == "compare":
+        return cmd_compare(argv[1:])
+    if argv and argv[0] == "list":
+        return cmd_list(argv[1:])
+    return cmd_run(argv)
+
+
+# -- running a set ----------------------------------------------------------------------------
+
+
+def cmd_run(argv: Sequence[str]) -> int:
+    from tui_agent.evals.cases import CaseError, load_cases
+    from tui_agent.evals.runs import DEFAULT_CONCURRENCY, EvalRun
+
+    ns = build_run_parser().parse_args(argv)
+    if ns.concurrency is not None and ns.concurrency < 1:
+        raise UsageError("eval: --concurrency must be 1 or more")
+    try:
+        cases = load_cases(Path(ns.set))
+    except CaseError as exc:
+        raise UsageError(str(exc)) from None
+    settings = settings_from(ns)
+    if ns.router_config:
+        from tui_agent.config import ConfigError
+        from tui_agent.llm import load_router_config
+
+        try:
+            load_router_config(ns.router_config)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        settings.router_config = ns.router_config
+    settings = ensure_model(settings)
+    store = open_store(settings)
+    if ns.replay and store.eval_run(ns.replay) is None:
+        raise UsageError(f"eval: --replay {ns.replay!r}: no eval run has that label (tui-agent eval list)")
+    run = EvalRun(settings, store, ns.label, str(Path(ns.set).resolve()), ns.concurrency or DEFAULT_CONCURRENCY,
+                  replay_label=ns.replay, verify=ns.verify)
+    progress = _Progress(len(cases), sys.stderr)
+    run.on_done = progress.done
+    started = time.monotonic()
+    try:
+        results = asyncio.run(run.run(cases))
+    except KeyboardInterrupt:
+        progress.close()
+        sys.stderr.write(f"\ninterrupted: finished cases are kept; continue with the same command "
+                         f"(--label {ns.label} resumes the unfinished ones)\n")
+        return EXIT_NO_ANSWER
+    progress.close()
+    if ns.json:
+        from tui_agent.session.exports import dumps
+
+        sys.stdout.write(dumps({"label": ns.label, "cases": [r.as_json(ns.verify) for r in results]}) + "\n")
+    else:
+        sys.stdout.write(results_table(results, ns.verify, time.monotonic() - started))
+    failed = [r for r in results if r.passed is False or r.error]
+    return EXIT_NO_ANSWER if failed else EXIT_OK
+
+
+class _Progress:
+    """A progress bar on a terminal (rich), else a line per finished case."""
+
+    def __init__(self, total: int, out: Any) -> None:
+        self.out = out
+        self.bar = None
+        if out.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn("eval"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                TextColumn("{task.description}"), console=Console(file=out), transient=True)
+            self.task = self.bar.add_task("", total=total)
+            self.bar.start()
+
+    def done(self, result: Any, finished: int, total: int) -> None:
+        verdict = {True: "passed", False: "FAILED", None: "done"}[result.passed]
+        line = f"{result.id}: {verdict} ({result.termination or result.error or 'no termination'})"
+        if self.bar is not None:
+            self.bar.update(self.task, completed=finished, description=clean(line))
+        else:
+            self.out.write(f"[{finished}/{total}] {clean(line)}\n")
+            self.out.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def _cost(value: float | None) -> str:
+    return f"${value:.4f}" if value is not None else "-"
+
+
+def results_table(results: list[Any], verify: bool, wall_s: float) -> str:
+    head = ["case", "passed", "termination", "calls", "tokens", "cost", "time"] + (["unsupported"] if verify else [])
+    rows = []
+    for r in results:
+        passed = {True: "yes", False: "NO", None: "-"}[r.passed]
+        row = [r.id, passed, r.termination or ("error" if r.error else "-"), str(r.model_calls), f"{r.total_tokens:,}",
+               _cost(r.cost_usd), f"{r.elapsed_s:.1f}s" + (" (kept)" if r.reused else "")]
+        if verify:
+            row.append("-" if r.unsupported_share is None else f"{r.unsupported_share:.0%}"
+                       + (" review" if r.needs_review else ""))
+        rows.append([clean(c) for c in row])
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    with_expect = [r for r in results if r.passed is not None]
+    costs = [r.cost_usd for r in results if r.cost_usd is not None]
+    lines.append("")
+    lines.append(f"{sum(r.passed is True for r in with_expect)} of {len(with_expect)} cases with expectations passed"
+                 f" · {sum(r.total_tokens for r in results):,} tokens · {_cost(sum(costs)) if costs else 'cost unknown'}"
+                 f" · {wall_s:.1f} s")
+    for r in results:
+        if r.error:
+            lines.append(f"{clean(r.id)}: {clean(r.error)}")
+    return "\n".join(lines) + "\n"
+
+
+# -- comparing two runs -----------------------------------------------------------------------
+
+
+def cmd_compare(argv: Sequence[str]) -> int:
+    from tui_agent.evals.compare import CompareError, compare
+
+    p = _Parser(prog="tui-agent eval compare", description="Compare two labelled runs case by case.")
+    p.add_argument("label_a")
+    p.add_argument("label_b")
+    p.add_argument("--json", action="store_true")
+    add_common(p)
+    ns = p.parse_args(argv)
+    store = open_store(settings_from(ns))
+    try:
+        cmp = compare(store, ns.label_a, ns.label_b)
+    except CompareError as exc:
+        raise UsageError(str(exc)) from None
+    if ns.json:
+        from tui_agent.session.exports import dumps
+
+        sys.stdout.write(dumps(cmp.as_json()) + "\n")
+    else:
+        sys.stdout.write(comparison_text(cmp))
+    return EXIT_NO_ANSWER if cmp.regressions else EXIT_OK
+
+
+def _call(call: dict[str, Any] | None) -> str:
+    if call is None:
+        return "(nothing)"
+    import json
+
+    return clean(f"{call['tool']} {json.dumps(call['arguments'], ensure_ascii=False)}")
+
+
+def _delta(value: float | None, money: bool = False) -> str:
+    if value is None:
+        return "-"
+    return (f"{value:+.4f}$" if money else f"{value:+,.0f}") if value else "0"
+
+
+def comparison_text(cmp: Any) -> str:
+    lines = [f"{cmp.label_a} → {cmp.label_b}"]
+    for c in cmp.cases:
+        if c.a is None or c.b is None:
+            lines.append(f"{clean(c.id)}: only in {cmp.label_a if c.b is None else cmp.label_b}")
+            continue
+        marks = [m for m, on in (("REGRESSED", c.regressed), ("fixed", c.fixed), ("answer changed", c.answer_changed),
+                                 ("path changed", c.path_changed)) if on] or ["same"]
+        lines.append(f"{clean(c.id)}: {', '.join(marks)} · Δcalls {_delta(c.delta('model_calls'))} · Δtokens "
+                     f"{_delta(c.delta('total_tokens'))} · Δcost {_delta(c.delta('cost_usd'), money=True)}")
+        d = c.divergence()
+        if d is not None:
+            lines.append(f"    paths diverge at tool call {d['index'] + 1}: {cmp.label_a}: {_call(d['a'])} · "
+                         f"{cmp.label_b}: {_call(d['b'])}")
+    j = cmp.as_json()
+    t = j["totals"]
+    lines += ["", f"{len(cmp.cases)} cases · {cmp.regressions} regressed · {cmp.fixes} fixed · "
+                  f"{j['answers_changed']} answers and {j['paths_changed']} paths changed",
+              f"totals {cmp.label_a} → {cmp.label_b}: calls {t['model_calls_a'] or 0} → {t['model_calls_b'] or 0} · "
+              f"tokens {t['total_tokens_a'] or 0:,} → {t['total_tokens_b'] or 0:,} · "
+              f"cost {_cost(t['cost_usd_a'])} → {_cost(t['cost_usd_b'])}"]
+    return "\n".join(lines) + "\n"
+
+
+# -- listing runs -------------------------------------------------------------------------------
+
+
+def cmd_list(argv: Sequence[str]) -> int:
+    from tui_agent.evals.compare import label_results
+
+    p = _Parser(prog="tui-agent eval list", description="Labelled runs of regression sets.")
+    add_common(p)
+    ns = p.parse_args(argv)
+    store = open_store(settings_from(ns))
+    runs = store.eval_runs()
+    if not runs:
+        print(f"no eval runs in {store.path}")
+        return EXIT_OK
+    print(f"{'LABEL':<20}  {'CREATED':<16}  {'CASES':>5}  {'PASSED':>6}  {'FAILED':>6}  {'TOKENS':>9}  {'COST':>9}  SET")
+    for run in runs:
+        results = label_results(store, run["label"]).values()
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(run["created"]))
+        costs = [r.cost_usd for r in results if r.cost_usd is not None]
+        print(f"{clean(run['label']):<20}  {created:<16}  {len(run['cases']):>5}  "
+              f"{sum(r.passed is True for r in results):>6}  {sum(r.passed is False for r in results):>6}  "
+              f"{sum(r.total_tokens for r in results):>9,}  {_cost(sum(costs)) if costs else '-':>9}  "
+              f"{clean(run['set_path'])}")
+    return EXIT_OK

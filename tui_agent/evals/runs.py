@@ -1,0 +1,168 @@
+"""Running a regression set: every case a stored session tagged with the run's label and the
+case id, N at a time (asyncio, one process), tool calls approved without asking.
+
+A label that was used before continues: a case whose session ended keeps its result, one that
+was interrupted or cancelled is resumed, a new one runs. ``replay`` (another label) answers each
+tool call identical to one recorded for the same case in that run with the recorded observation,
+as a fork does, so a prompt change can be measured on a whole set with the same evidence and no
+network. Everything a result holds is read from the case session through the one fold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from tui_agent.config import Settings
+from tui_agent.evals.cases import Case
+from tui_agent.session.fold import SessionState, fold
+from tui_agent.session.store import SessionStatus, Store, new_session_id
+
+# Cases run at once unless --concurrency says otherwise.
+DEFAULT_CONCURRENCY = 4
+
+
+@dataclass
+class CaseResult:
+    id: str
+    session_id: str | None
+    question: str
+    answer: str | None = None
+    termination: str | None = None
+    passed: bool | None = None
+    path: list[dict[str, Any]] = field(default_factory=list)
+    model_calls: int = 0
+    tool_calls: int = 0
+    total_tokens: int = 0
+    cost_usd: float | None = None
+    elapsed_s: float = 0.0
+    unsupported_share: float | None = None  # with --verify: the citation check's unsupported share
+    needs_review: bool | None = None
+    reused: bool = False  # the label had already finished this case
+    error: str | None = None  # the case could not run at all (not a termination: a bug or a bad setting)
+
+    def as_json(self, verify: bool = False) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in ("id", "session_id", "answer", "termination", "passed", "path",
+                                             "model_calls", "tool_calls", "total_tokens", "cost_usd")}
+        if verify:
+            out["unsupported_share"] = self.unsupported_share
+            out["needs_review"] = self.needs_review
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def result_of(case: Case, session_id: str, state: SessionState, reused: bool = False) -> CaseResult:
+    answer = state.answer.text if state.answer else None
+    v = state.verification
+    return CaseResult(
+        id=case.id, session_id=session_id, question=case.question, answer=answer,
+        termination=str(state.ended.termination) if state.ended else None, passed=case.passed(answer),
+        path=state.path(), model_calls=state.model_calls, tool_calls=state.tool_calls,
+        total_tokens=state.total_tokens, cost_usd=state.cost_usd, elapsed_s=state.elapsed_s, reused=reused,
+        unsupported_share=v.unsupported_share if v and v.ended else None,
+        needs_review=v.needs_review if v and v.ended else None,
+    )
+
+
+@dataclass
+class EvalRun:
+    """One labelled run of a set."""
+
+    settings: Settings
+    store: Store
+    label: str
+    set_path: str
+    concurrency: int = DEFAULT_CONCURRENCY
+    replay_label: str | None = None
+    verify: bool = False
+    on_done: Callable[[CaseResult, int, int], None] | None = None  # (result, finished so far, total)
+    run_kwargs: dict[str, Any] = field(default_factory=dict)  # tests and embedders: tools, http
+    _finished: int = 0
+
+    def options(self) -> dict[str, Any]:
+        s = self.settings
+        return {"model": s.model, "system_prompt_file": s.system_prompt_file, "replay": self.replay_label,
+                "verify": self.verify, "concurrency": self.concurrency}
+
+    async def run(self, cases: list[Case]) -> list[CaseResult]:
+        self.store.save_eval_run(self.label, self.set_path, [{"id": c.id, "question": c.question,
+                                                              "expect": c.expect} for c in cases], self.options())
+        gate = asyncio.Semaphore(max(1, self.concurrency))
+        self._finished = 0
+
+        async def one(case: Case) -> CaseResult:
+            async with gate:
+                result = await self._case(case)
+            self._finished += 1
+            if self.on_done is not None:
+                self.on_done(result, self._finished, len(cases))
+            return result
+
+        return list(await asyncio.gather(*(one(c) for c in cases)))
+
+    async def _case(self, case: Case) -> CaseResult:
+        from tui_agent.runner import Run
+        from tui_agent.session.resume import ResumeError, prepare_resume
+
+        earlier = self.store.eval_sessions(self.label).get(case.id)
+        if earlier is not None and earlier.status == SessionStatus.ENDED:
+            return await self._verified(case, earlier.id, fold(self.store.events(earlier.id)), reused=True)
+        settings = dataclasses.replace(self.settings, auto_approve=True)
+        kwargs: dict[str, Any] = dict(self.run_kwargs)
+        question = case.question
+        try:
+            if earlier is not None and earlier.resumable:
+                resumed = prepare_resume(self.store, earlier.id, {"auto_approve": True})
+                kwargs.update(resumed.run_kwargs())
+                settings, session_id = resumed.settings, earlier.id
+            else:
+                session_id = new_session_id() + "-" + _slug(case.id)
+                kwargs.update(session_id=session_id, eval_label=self.label, case_id=case.id)
+            if kwargs.get("replay") is None:
+                kwargs["replay"] = self._replayer(case)
+            run = Run(settings, question, store=self.store, approver=None, **kwargs)
+            started = time.monotonic()
+            await run.start()
+        except (ResumeError, OSError) as exc:
+            return CaseResult(case.id, None, case.question, error=str(exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one broken case must not stop the set
+            return CaseResult(case.id, run.session_id if "run" in locals() else None, case.question,
+                              error=f"{type(exc).__name__}: {exc}")
+        result = await self._verified(case, run.session_id, run.engine.state if run.engine else fold([]))
+        result.elapsed_s = result.elapsed_s or time.monotonic() - started
+        return result
+
+    async def _verified(self, case: Case, session_id: str, state: SessionState, reused: bool = False) -> CaseResult:
+        """The case's result; with --verify, after the citation check of its answer (once)."""
+        checked = state.verification is not None and state.verification.ended
+        if self.verify and state.answer is not None and not checked:
+            from tui_agent.session.verify import verify_session
+
+            try:
+                await verify_session(self.store, session_id, self.settings)
+            except Exception as exc:  # noqa: BLE001 - the case ran; only its check failed
+                result = result_of(case, session_id, state, reused)
+                result.error = f"citation check failed: {type(exc).__name__}: {exc}"
+                return result
+            state = fold(self.store.events(session_id))
+        return result_of(case, session_id, state, reused)
+
+    def _replayer(self, case: Case) -> Any:
+        if not self.replay_label:
+            return None
+        from tui_agent.session.resume import Replayer
+
+        recorded = self.store.eval_sessions(self.replay_label).get(case.id)
+        return Replayer(fold(self.store.events(recorded.id))) if recorded is not None else None
+
+
+def _slug(case_id: str, limit: int = 24) -> str:
+    """A case id as a readable part of a session id (letters, digits, dashes)."""
+    out = "".join(c if c.isalnum() else "-" for c in case_id.lower()).strip("-")
+    return out[:limit] or "case"
