@@ -187,6 +187,15 @@ def extractors() -> dict:
         finally:
             maintext.MIN_MAIN_CHARS = saved
 
+    def tui_agent_favoring_precision(body: bytes, url: str) -> str:
+        saved = dict(maintext.TRAFILATURA_OPTIONS)
+        maintext.TRAFILATURA_OPTIONS.update(favor_precision=True)
+        try:
+            return tui_agent(body, url)
+        finally:
+            maintext.TRAFILATURA_OPTIONS.clear()
+            maintext.TRAFILATURA_OPTIONS.update(saved)
+
     def tui_agent_keeping_the_title_heading(body: bytes, url: str) -> str:
         saved, maintext._repeats_title = maintext._repeats_title, lambda heading, title: False
         try:
@@ -204,6 +213,7 @@ def extractors() -> dict:
         "tui-agent read --format text": tui_agent,
         "tui-agent without the readability fallback": tui_agent_without_readability,
         "tui-agent keeping a heading that repeats the title": tui_agent_keeping_the_title_heading,
+        "tui-agent with favor_precision": tui_agent_favoring_precision,
     }
 
 

@@ -1,0 +1,15 @@
+"""The README's settings table is the settings' own declarations (scripts/settings_table.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_readme_lists_every_setting_as_declared():
+    spec = importlib.util.spec_from_file_location("settings_table", ROOT / "scripts" / "settings_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.table() in (ROOT / "README.md").read_text(encoding="utf-8")
