@@ -237,6 +237,9 @@ async def test_cli_verify_by_id_prefix_prints_json_and_exits_0_when_fine(tmp_pat
     assert data["claims"][2] == {"claim": CLAIMS[2], "sources": [2], "verdict": "unsupported",
                                  "evidence": "quoted text", "note": ""}
     assert len(chat_server.requests) == 5
+    show = cli("sessions", "show", sid, env=isolated_env(tmp_path))
+    assert "claim unsupported: Beta is licensed under the GPL [2]." in show.stdout
+    assert "citation check: 5 checked · 4 supported · 1 unsupported · 0 unclear" in show.stdout
 
 
 async def test_cli_verify_prints_each_claim_and_exits_1_when_it_needs_review(tmp_path, chat_server, page_server):
@@ -294,3 +297,16 @@ async def test_cli_verify_with_a_rejected_key_exits_1_with_a_plain_message(tmp_p
     proc = cli("sessions", "verify", sid, env=isolated_env(tmp_path))
     assert proc.returncode == 1
     assert "cannot be used" in proc.stderr and "API key" in proc.stderr and "Traceback" not in proc.stderr
+
+
+async def test_a_check_from_another_store_and_a_later_append_from_the_first_lose_nothing(
+        tmp_path, chat_server, page_server):
+    """A session open in a TUI (its store) while `sessions verify` runs elsewhere, then checked again there."""
+    tui_store, sid = await record(tmp_path, chat_server, page_server, answer="Alpha started in 2019 [1].")
+    chat_server.default = lambda req: verdict("supported", "started in 2019")
+    other = Store(tmp_path / "data")
+    await check(other, sid, chat_server)
+    await check(tui_store, sid, chat_server)
+    types = [e.type for e in Store(tmp_path / "data").events(sid)]
+    assert types[-6:] == ["verification_started", "claim_checked", "verification_ended"] * 2
+    assert types[0] == "run_started" and types.count("answer") == 1
