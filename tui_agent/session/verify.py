@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -154,6 +155,7 @@ async def run_check(store: Any, session_id: str, settings: Settings, *, sample: 
 
     def emit(event: Event) -> None:
         event.session_id = session_id
+        event.ts = time.time()  # when it is recorded: a claim checked early waits for those before it
         store.append(event)
         if on_event is not None:
             on_event(event)
