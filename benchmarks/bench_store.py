@@ -1,4 +1,4 @@
-"""Store figures: appending 10,000 events, listing 1,000 sessions, rebuilding a 100-step session.
+"""Store figures: appending 10,000 events, listing 1,000 sessions, folding a 100-step session.
 
 Goal (issue 5): the session list opens in under 200 ms with 1,000 sessions — here the store
 side of it (query + rows); the TUI's own rendering is measured in bench_tui.py.
@@ -20,7 +20,7 @@ from tui_agent.session.events import (  # noqa: E402
     ActionProposed, Decision, ModelCallEnded, ModelCallStarted, Notice, Observation, ObservationMessage,
     RunEnded, RunStarted,
 )
-from tui_agent.session.resume import rebuild  # noqa: E402
+from tui_agent.session.fold import fold  # noqa: E402
 from tui_agent.session.store import Store  # noqa: E402
 
 OBS = ("Lorem research text about the subject with numbers 12345 and names. " * 400)[:20000]
@@ -79,16 +79,16 @@ def main() -> None:
             store.append(e)
         total = (time.perf_counter() - t0) * 1000
         rows.append((f"append a 100-step session ({len(big)} events, 20 KB observations)", total, total / len(big)))
-        ms = median_ms(lambda: rebuild(store.events("big")))
-        rows.append(("rebuild the messages of the 100-step session", ms, None))
-        rb = rebuild(store.events("big"))
-        size = sum(len(m["content"]) for m in rb.state.messages)
+        ms = median_ms(lambda: fold(store.events("big")))
+        rows.append(("fold the 100-step session (its messages)", ms, None))
+        messages = fold(store.events("big")).messages
+        size = sum(len(m["content"]) for m in messages)
         db_mb = sum(f.stat().st_size for f in Path(d).iterdir()) / 1e6
 
     print(f"{'figure':<62} {'ms':>10} {'ms/event':>10}")
     for name, ms, per in rows:
         print(f"{name:<62} {ms:>10.1f} {'-' if per is None else f'{per:.3f}':>10}")
-    print(f"\nrebuilt {len(rb.state.messages)} messages, {size / 1e6:.1f} MB of text; database {db_mb:.1f} MB")
+    print(f"\nfolded {len(messages)} messages, {size / 1e6:.1f} MB of text; database {db_mb:.1f} MB")
     print("goal: session list with 1,000 sessions under 200 ms (store side above)")
 
 
