@@ -68,6 +68,12 @@ class Settings:
     extract_max_tokens: int = _doc("Token cap of page text sent to the extraction call.", default=24000)
     tool_timeout_s: float = _doc("Upper bound for any one tool call.", default=90.0)
 
+    # --- citation checks (sessions verify) ------------------------------------------------
+    verify_model: str | None = _doc("Model that checks an answer's citations (sessions verify); unset uses the main model.", default=None)
+    verify_sample: int = _doc("Claims (sentences citing sources) checked per answer; more are sampled evenly over the answer.", default=10)
+    verify_review_share: float = _doc("A session needs review when more than this share of its checked claims is unsupported.", default=0.2)
+    verify_source_tokens: int = _doc("Token budget of stored source text sent with one claim, shared by the sources it cites.", default=8000)
+
     # --- prompts, storage, front ends -----------------------------------------------------
     system_prompt_file: str | None = _doc("File replacing the built-in system prompt template ({tools}, {date} are filled in).", default=None)
     data_dir: str | None = _doc("Directory of the session database; unset: the XDG user data directory.", default=None)
@@ -152,6 +158,7 @@ _POSITIVE = {
     "search_results", "search_timeout_s", "search_retries", "visit_connect_timeout_s",
     "visit_read_timeout_s", "visit_total_timeout_s", "visit_max_bytes", "observation_max_tokens",
     "extract_max_tokens", "tool_timeout_s", "model_timeout_s", "retry_attempts", "context_window",
+    "verify_sample", "verify_source_tokens",
 }
 
 
@@ -164,6 +171,8 @@ def validate(s: Settings, source: str = "settings") -> Settings:
         raise ConfigError(f"{source}: 'visit_max_redirects' must be 0 or more")
     if s.retry_base_s < 0 or s.retry_cap_s < 0:
         raise ConfigError(f"{source}: retry delays must not be negative")
+    if not 0 <= s.verify_review_share < 1:
+        raise ConfigError(f"{source}: 'verify_review_share' must be at least 0 and below 1 (got {s.verify_review_share})")
     if s.budget_usd is not None and s.budget_usd <= 0:
         raise ConfigError(f"{source}: 'budget_usd' must be greater than 0 (got {s.budget_usd})")
     if s.search_backend not in ("ddgs", "searxng"):

@@ -3,7 +3,7 @@
   tui-agent [QUESTION] [flags]              the TUI
   tui-agent run QUESTION [flags]            headless run (trace on stderr, answer on stdout)
   tui-agent run --resume ID [flags]         continue a session
-  tui-agent sessions list|show|export|fork|delete …
+  tui-agent sessions list|show|export|fork|delete|verify …
   tui-agent read URL […]                    what the model would read
   tui-agent eval SET.jsonl --label NAME …   a regression set; eval compare A B; eval list
 """

@@ -14,7 +14,7 @@ from tui_agent.session import fold
 from tui_agent.session.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, Correction, Decision, DecisionKind, Event, ForcedAnswer,
     ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited, Purpose, Retry, RunEnded,
-    RunStarted, SourceAdded, ToolProgress,
+    RunStarted, SourceAdded, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded,
 )
 from tui_agent.tools.base import validate_arguments
 
@@ -148,6 +148,16 @@ class TracePrinter:
                 return (f"ended: {e.termination} · {st.model_calls} model calls · {st.tool_calls} tool calls · "
                         f"{st.total_tokens:,} tokens · {cost} · {e.result.get('elapsed_s', st.elapsed_s)} s"
                         + (f" · {clean(e.message)}" if e.message else ""))
+            case VerificationStarted():
+                return f"citation check with {clean(e.model)}: {e.claims} claims cite sources, {min(e.claims, e.sample)} checked"
+            case ClaimChecked():
+                extra = f"\n  evidence: {clean(e.evidence)}" if e.evidence else ""
+                extra += f"\n  note: {clean(e.note)}" if e.note else ""
+                return f"claim {e.verdict}: {' '.join(clean(e.claim).split())}{extra}"
+            case VerificationEnded():
+                review = " · needs review" if e.needs_review else ""
+                return (f"citation check: {e.checked} checked · {e.supported} supported · {e.unsupported} unsupported · "
+                        f"{e.unclear} unclear{review}")
         return None
 
 

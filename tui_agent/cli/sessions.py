@@ -1,4 +1,4 @@
-"""`tui-agent sessions list|show|export|fork|delete`: stored sessions.
+"""`tui-agent sessions list|show|export|fork|delete|verify`: stored sessions.
 
 Ids are printed in full, never shortened or wrapped (also when piped); wherever an id is
 taken, a unique prefix of it is enough (as git takes commit ids), and an ambiguous prefix lists
@@ -16,11 +16,12 @@ from typing import Sequence
 from tui_agent.cli.common import UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
 from tui_agent.cli.exit_codes import EXIT_USAGE
 from tui_agent.cli.run import run_headless
+from tui_agent.cli.verify import add_parser as add_verify_parser, cmd_verify
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent sessions", description="Stored sessions.")
-    sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete}")
+    sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete,verify}")
     lst = sub.add_parser("list", help="list sessions with their ids in full")
     lst.add_argument("--filter", help="only sessions whose question contains this text")
     add_common(lst)
@@ -46,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("id")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     add_common(delete)
+    add_verify_parser(sub)
     return p
 
 
@@ -173,7 +175,8 @@ def cmd_delete(ns: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(argv)
-    handlers = {"list": cmd_list, "show": cmd_show, "export": cmd_export, "fork": cmd_fork, "delete": cmd_delete}
+    handlers = {"list": cmd_list, "show": cmd_show, "export": cmd_export, "fork": cmd_fork, "delete": cmd_delete,
+                "verify": cmd_verify}
     try:
         return handlers[ns.action](ns)
     except UsageError:

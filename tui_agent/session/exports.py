@@ -123,6 +123,8 @@ def markdown(state: SessionState) -> str:
         out += [f"[{s.number}] {clean(s.title) or clean(s.url)} — <{clean(s.url)}> (read {_when(s.read_at)})", ""]
     if not sources:
         out += ["*No sources were read.*", ""]
+    if state.verification is not None:
+        out += citation_check_markdown(state)
     ended = state.ended
     r = ended.result if ended else {}
     cost = r.get("cost_usd")
@@ -138,6 +140,41 @@ def markdown(state: SessionState) -> str:
     for n in state.step_numbers:
         out += _step_markdown(state, n)
     return "\n".join(out).rstrip() + "\n"
+
+
+def citation_check_markdown(state: SessionState) -> list[str]:
+    """The "Citation check" section: each checked claim with its verdict and evidence, the counts,
+    and whether the session needs review."""
+    from tui_agent.session.claims import all_claims
+    from tui_agent.session.events import Verdict
+
+    v = state.verification
+    assert v is not None
+    found = len(all_claims(state))
+    out = ["## Citation check", ""]
+    which = f"{len(v.claims)} of {found} claims that cite sources" if found > len(v.claims) else \
+        f"{len(v.claims)} claims that cite sources"
+    out += [f"Checked {which} with `{clean(v.model)}`.", ""]
+    for i, c in enumerate(v.claims, 1):
+        claim = " ".join(clean(c.claim).split())
+        out.append(f"{i}. **{c.verdict}** — {claim}")
+        if c.evidence:
+            out.append(f"   > {' '.join(clean(c.evidence).split())}")
+        if c.note:
+            out.append(f"   *Note: {' '.join(clean(c.note).split())}.*")
+    if v.claims:
+        out.append("")
+    if not v.ended:
+        out += ["*The check did not finish.*", ""]
+        return out
+    if not v.claims:
+        out += ["**Needs review:** the answer cites no sources.", ""]
+        return out
+    share = v.unsupported_share or 0.0
+    counts = (f"{v.count(Verdict.SUPPORTED)} supported, {v.count(Verdict.UNSUPPORTED)} unsupported, "
+              f"{v.count(Verdict.UNCLEAR)} unclear ({share:.0%} unsupported)")
+    out += [f"**Needs review:** {counts}." if v.needs_review else f"Fine: {counts}.", ""]
+    return out
 
 
 def _step_markdown(state: SessionState, n: int) -> list[str]:

@@ -245,7 +245,6 @@ class Store:
         except OSError as exc:
             raise StoreError(f"the data directory {self.path.parent} cannot be used: {exc}") from None
         self._lock = threading.Lock()
-        self._seq: dict[str, int] = {}
         self.owner = owner_token()
         self.reap()
 
@@ -330,17 +329,14 @@ class Store:
         data = json.dumps({**_redacted(fields), **kept}, ensure_ascii=False)
         sid = event.session_id
         with self._lock:
-            seq = self._seq.get(sid)
-            if seq is None:
-                row = self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE session_id=?", (sid,)).fetchone()
-                seq = row[0]
-            seq += 1
-            self._seq[sid] = seq
             self.conn.execute("BEGIN IMMEDIATE")
             try:
+                # The next number is read inside the write transaction: another process may have
+                # appended to the same session since (a citation check next to an open TUI).
                 self.conn.execute(
-                    "INSERT INTO events (session_id, seq, ts, step, type, data) VALUES (?, ?, ?, ?, ?, ?)",
-                    (sid, seq, event.ts, event.step, event.type, data),
+                    "INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
+                    "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)",
+                    (sid, sid, event.ts, event.step, event.type, data),
                 )
                 self._update_row(event)
                 self.conn.execute("COMMIT")
@@ -446,4 +442,3 @@ class Store:
         with self._lock:
             self.conn.execute("DELETE FROM events WHERE session_id=?", (session_id,))
             self.conn.execute("DELETE FROM sessions WHERE id=?", (session_id,))
-            self._seq.pop(session_id, None)

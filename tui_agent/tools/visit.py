@@ -22,13 +22,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tui_agent import tokens
 from tui_agent.hygiene import cut_note, redact, strip_controls
+from tui_agent.jsonreply import json_object
 from tui_agent.retrying import excerpt
 from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
 from tui_agent.web.net import Guard, fetch
@@ -307,40 +307,15 @@ def extraction_messages(goal: str, url: str, page_text: str) -> list[dict[str, s
     return [{"role": "user", "content": fill(head) + page_text + fill(tail)}]
 
 
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-_FENCE = re.compile(r"```(?:json5?|JSON)?\s*\n?(.*?)```", re.DOTALL)
-
-
 def parse_extraction(raw: str) -> tuple[str, str] | None:
     """(evidence, summary) from an extraction reply, or None when it is not such JSON.
 
-    Tolerates reasoning in ``<think>`` blocks, code fences, prose around the object, raw
-    newlines inside strings, JSON5 (single quotes, trailing commas), a list as evidence, and
-    the key spellings "rational"/"rationale".
+    Read by :func:`tui_agent.jsonreply.json_object` (reasoning, fences, prose, raw newlines,
+    JSON5); a list as evidence and the key spellings "rational"/"rationale" are fine.
     """
-    text = _THINK_BLOCK.sub("", raw or "")
-    if "</think>" in text.lower():
-        text = text[text.lower().rindex("</think>") + len("</think>"):]
-    fenced = _FENCE.search(text)
-    if fenced and "{" in fenced.group(1):
-        text = fenced.group(1)
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+    fields = json_object(raw)
+    if fields is None:
         return None
-    blob = text[start:end + 1]
-    obj: Any = None
-    try:
-        obj = json.loads(blob, strict=False)
-    except ValueError:
-        try:
-            import json5
-
-            obj = json5.loads(blob)
-        except Exception:
-            return None
-    if not isinstance(obj, dict):
-        return None
-    fields = {str(k).strip().lower(): v for k, v in obj.items()}
     if "evidence" not in fields and "summary" not in fields:
         return None
     return _as_text(fields.get("evidence")), _as_text(fields.get("summary"))
