@@ -289,3 +289,44 @@ async def test_a_forced_answer_cut_by_the_length_limit_is_marked_in_the_answer_p
         await wait_ended(pilot, app)
         assert app.session.answer.truncated and app.session.ended.termination == "call_limit"
         assert "truncated: cut by the model's length limit" in app.main.query_one("#answer").border_title
+
+
+async def test_v_checks_the_citations_and_marks_the_claims_in_the_answer(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="life"), "<think>ok</think><answer>The answer is 42 [1]. The sky is green "
+                                                     "[1].</answer>")
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        def verifier(req):  # the claim sits between "The claim" and the sources
+            claim = req["messages"][-1]["content"].split("=== SOURCES START ===")[0]
+            return ('{"verdict": "supported", "evidence": "the answer is 42"}' if "42" in claim
+                    else '{"verdict": "unsupported", "evidence": ""}')
+
+        chat_server.default = verifier
+        await pilot.press("v")
+        await wait_until(pilot, lambda: app.session.verification is not None and app.session.verification.ended
+                         and not app.verifying, what="the citation check")
+        await pilot.pause(0.3)
+        v = app.session.verification
+        assert [str(c.verdict) for c in v.claims] == ["supported", "unsupported"] and v.needs_review
+        text = app.main.query_one("#answer").text
+        assert "The answer is 42 [1]. **[✓ supported]**" in text and "**[✗ unsupported]**" in text
+        assert "citations: needs review" in app.main.query_one("#answer").border_title
+    stored = [e.type for e in Store(tmp_path / "data").events(SESSION_ID)]
+    assert stored.count("claim_checked") == 2 and stored[-1] == "verification_ended"
+
+
+async def test_submit_now_before_any_text_arrived_leaves_no_empty_step(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), Reply("<answer>too late</answer>", delay_s=30),
+                       "<answer>It is 42 [1].</answer>")
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: len(chat_server.requests) == 2 and app.session.in_flight,
+                         what="the second model call")
+        await pilot.press("s")
+        await wait_ended(pilot, app)
+        assert app.session.ended.termination == "user_submit" and app.session.answer.text == "It is 42 [1]."
+        # The cancelled call showed nothing: the forced answer takes its place as step 2.
+        assert app.session.step_numbers == [1, 2] and app.session.steps[2].purpose == "forced"
+        await pilot.press("left")
+        assert app.main.view_step == 1 and "step 1 of 2" in app.main.thought.border_title

@@ -156,29 +156,26 @@ class ModelFlow:
     async def _verify(self, store: Any, session_id: str) -> None:
         from tui_agent.app.application import warm_up
         from tui_agent.session import fold
+        from tui_agent.session.events import Verdict
         from tui_agent.session.verify import verify_session
 
-        before = len(store.events(session_id))
         try:
             await asyncio.to_thread(warm_up)
-            await verify_session(store, session_id, self.settings)
+            # Each stored result is folded into the screen's state as it comes (same loop, in order).
+            await verify_session(store, session_id, self.settings, on_event=lambda e: fold.apply(self.session, e))
         except Exception as exc:  # noqa: BLE001 - shown; the session stays as it was
             self.notify(f"The citation check failed: {exc}", severity="error", timeout=10)
             return
         finally:
             self.verifying = False
-        for event in store.events(session_id)[before:]:
-            fold.apply(self.session, event)
+            self.main.refresh_view()
+            self.refresh_bindings()
         v = self.session.verification
         if v is not None:
-            from tui_agent.session.events import Verdict
-
             summary = (f"{v.count(Verdict.SUPPORTED)} supported · {v.count(Verdict.UNSUPPORTED)} unsupported · "
                        f"{v.count(Verdict.UNCLEAR)} unclear of {len(v.claims)} claims")
             self.notify(summary + (" — needs review" if v.needs_review else ""), title="Citations checked",
                         severity="warning" if v.needs_review else "information", timeout=10)
-        self.main.refresh_view()
-        self.refresh_bindings()
 
     # -- stopping and quitting ----------------------------------------------------------------------
     async def _stop_run(self) -> None:

@@ -366,7 +366,7 @@ class MainScreen(MainActions, Screen):
             flags.append("citations: needs review" if v.needs_review else "citations checked")
         title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save · v verify"
         if v is not None and v.claims:
-            self._show_answer(shown(checked_answer(ans.text, self.session.source_list(), v)), title)
+            self._show_answer(shown(checked_answer(self.session)), title)
             return
 
         self._show_answer(shown(answer_markdown(ans.text, self.session.source_list())), title)

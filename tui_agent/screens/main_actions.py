@@ -36,7 +36,7 @@ MAIN_ACTIONS = table(
              "the model answers at once from the evidence so far", variant="warning"),
     UiAction("toggle_auto", "y", "Auto", "Auto mode on/off",
              "auto mode: approve every call of this run without asking (never carried to another run)"),
-    UiAction("toggle_breakpoint", "b", "Breakpoint", "Breakpoint on/off", "pause before every model call"),
+    UiAction("toggle_breakpoint", "b", "Break", "Breakpoint on/off", "breakpoint: pause before every model call"),
     UiAction("inspect", "i", "Inspect", "Prompt inspector",
              "the exact messages of the latest model call (read-only while the run goes on)"),
     UiAction("step_prev", "left", "Prev step", "Previous step",

@@ -227,18 +227,20 @@ def export(events: list[Event], fmt: str) -> str:
 VERDICT_MARKS = {"supported": "✓ supported", "unsupported": "✗ unsupported", "unclear": "? unclear"}
 
 
-def checked_answer(answer: str, sources: Iterable[SourceState], verification: Any) -> str:
-    """The answer as Markdown with each checked claim marked where it stands (✓ / ✗ / ?), then
-    the check's verdicts with their evidence."""
-    text = answer.strip()
-    for claim in verification.claims:
-        mark = VERDICT_MARKS.get(str(claim.verdict), str(claim.verdict))
-        at = text.find(claim.claim)
-        if claim.claim and at >= 0:
-            end = at + len(claim.claim)
-            text = f"{text[:end]} **[{mark}]**{text[end:]}"
-    lines = [f"- **{VERDICT_MARKS.get(str(c.verdict), c.verdict)}** — {c.claim}"
-             + (f"\n  > {c.evidence}" if c.evidence else "") + (f"\n  *{c.note}*" if c.note else "")
-             for c in verification.claims]
-    review = " · **needs review**" if verification.needs_review else ""
-    return answer_markdown(text, sources) + "\n\n**Citation check**" + review + "\n\n" + "\n".join(lines)
+def checked_answer(state: SessionState) -> str:
+    """The answer as Markdown with each checked claim marked where it stands (✓ / ✗ / ?), its
+    sources, then the "Citation check" section (the TUI's answer pane after a check)."""
+    from tui_agent.session.claims import claims_of
+
+    answer, v = state.answer.text if state.answer else "", state.verification
+    if v is None or not v.claims:
+        return answer_markdown(answer, state.source_list())
+    verdicts = {c.claim: c.verdict for c in v.claims}
+    marked, at = [], 0
+    for claim in claims_of(state, v.sample):  # the checked claims, with their places in the answer
+        verdict = verdicts.get(claim.text)
+        if verdict is not None and claim.start >= at:
+            marked += [answer[at:claim.end], f" **[{VERDICT_MARKS.get(str(verdict), str(verdict))}]**"]
+            at = claim.end
+    marked.append(answer[at:])
+    return answer_markdown("".join(marked), state.source_list()) + "\n\n" + "\n".join(citation_check_markdown(state))
