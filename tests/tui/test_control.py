@@ -330,3 +330,45 @@ async def test_submit_now_before_any_text_arrived_leaves_no_empty_step(chat_serv
         assert app.session.step_numbers == [1, 2] and app.session.steps[2].purpose == "forced"
         await pilot.press("left")
         assert app.main.view_step == 1 and "step 1 of 2" in app.main.thought.border_title
+
+
+async def test_m_works_while_a_call_is_retried_and_the_dialog_takes_an_api_key(chat_server, tmp_path, config_dir):
+    # 503s with a 10 s backoff: the run is waiting to retry when m is pressed.
+    chat_server.script(*[Fault(status=503)] * 5)
+    app, tool = make_app(chat_server, tmp_path, require_evidence=False, retry_base_s=10.0, retry_cap_s=10.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.retrying(), what="the first retry")
+        assert app.session.active
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelScreen), what="the model dialog")
+        app.screen.query_one("#model-input", Input).value = "openai/other-model"
+        app.screen.query_one("#api-key-input", Input).value = "sk-other-key-0123456789abcdef"
+        app.screen.query_one("#remember").value = True
+        chat_server.clear_script()
+        chat_server.script("<answer>from the other model</answer>")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.ended is not None and app.session.session_id != SESSION_ID,
+                         what="the new session")
+        assert app.session.ended.termination == "answer" and chat_server.requests[-1]["model"] == "other-model"
+        assert chat_server.request_headers[-1]["authorization"] == "Bearer sk-other-key-0123456789abcdef"
+    assert Store(tmp_path / "data").get_session(SESSION_ID).status == "cancelled"  # the retried run stopped
+    saved = config_dir / "config.toml"
+    assert 'model = "openai/other-model"' in saved.read_text() and "sk-other-key" in saved.read_text()
+    assert saved.stat().st_mode & 0o777 == 0o600  # a key is saved readable by its owner only
+
+
+async def test_the_header_says_what_start_up_waits_for(chat_server, tmp_path, monkeypatch):
+    import threading
+
+    import tui_agent.app.application as application
+
+    loaded = threading.Event()
+    real = application.warm_up
+    monkeypatch.setattr(application, "warm_up", lambda: (loaded.wait(30), real()))
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.main.header.state == "loading model library…", what="the loading note")
+        loaded.set()
+        await wait_ended(pilot, app)
+        assert app.main.header.state == "ended: answer"
