@@ -257,3 +257,31 @@ def test_a_router_configuration_spreads_the_calls(tmp_path, monkeypatch, capsys,
     code, _, err = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "bad", "--model", "x", "--router-config",
                             str(bad))
     assert code == 2 and "litellm_params.model" in err
+
+
+def test_verify_adds_the_unsupported_share_of_each_answer(tmp_path, monkeypatch, capsys, chat_server, searx_server,
+                                                          page_server):
+    url = page_server.add("/tides", ARTICLE)
+    searx_server.results["spring tides"] = [{"url": url, "title": "Tides", "content": "tides"}]
+    research = PerQuestion({"spring tides": [call("visit", url=[url], goal="when"),
+                                             "<answer>Spring tides come at new and full moon [1]. They are purple "
+                                             "[1].</answer>"]})
+
+    def model(request):
+        prompt = request["messages"][-1]["content"]
+        if "=== SOURCES START ===" in prompt:  # the citation check's verifier
+            claim = prompt.split("=== SOURCES START ===")[0]
+            return ('{"verdict": "unsupported", "evidence": ""}' if "purple" in claim
+                    else '{"verdict": "supported", "evidence": "new and full moon"}')
+        return research(request)
+
+    chat_server.default = model
+    path = write_set(tmp_path, CASES[0])
+    code, out, err = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "checked", "--verify", "--json",
+                              *tool_flags(chat_server, searx_server))
+    assert code == 0, err
+    (case,) = json.loads(out)["cases"]
+    assert case["unsupported_share"] == 0.5 and case["needs_review"] is True and case["passed"] is True
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "checked", "--verify",
+                            *tool_flags(chat_server, searx_server))
+    assert "unsupported" in out.splitlines()[0] and "50% review" in out  # kept, with its check
