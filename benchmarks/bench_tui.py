@@ -257,7 +257,7 @@ async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]
             samples = []
             loop = asyncio.get_running_loop()
             for i in range(presses):
-                before = app.auto
+                before = app.main.header.auto
                 refreshed = loop.create_future()
                 t0 = time.perf_counter()
                 app.post_message(events.Key("y", "y"))
