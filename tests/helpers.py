@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import tracemalloc
 from typing import Any
 
 from tui_agent.approval import Approve
 from tui_agent.config import Settings
 from tui_agent.engine import Engine
-from tui_agent.session.events import Event
 from tui_agent.llm import LLM
+from tui_agent.session.events import Event
 from tui_agent.tools.base import FAILED, OK, Tool, ToolContext, ToolRegistry, ToolResult
+from tui_agent.web.net import fetch, make_client
 
 
 def settings_for(chat: Any, **overrides: Any) -> Settings:
@@ -120,3 +123,16 @@ def make_engine(chat: Any, *tools: Tool, sleeps: list | None = None, approver: A
     engine = Engine(settings, "What is the answer?", tools=ToolRegistry(list(tools) or [NoteTool()]), llm=llm,
                     approver=approver, emit=rec, session_id="test-session", **kw)
     return engine, rec
+
+
+async def fetch_measured(url: str, settings: Settings):
+    """(result, peak bytes traced by tracemalloc during the fetch)."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        async with make_client(settings) as client:
+            result = await fetch(client, url, settings)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, peak

@@ -11,6 +11,7 @@ import zlib
 
 import pytest
 
+from tests.helpers import fetch_measured
 from tui_agent.cli import read as read_cli
 from tui_agent.config import Settings
 from tui_agent.tools.base import OK, SourceRegistry, ToolContext
@@ -46,19 +47,6 @@ def bombs() -> dict[str, bytes]:
         "deflate": compress_stream(zlib.MAX_WBITS, BOMB_MIB, FILLER),
         "gzip, gzip": gzip.compress(gz, 9),
     }
-
-
-async def fetch_measured(url: str, settings: Settings):
-    """(result, peak bytes traced by tracemalloc during the fetch)."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        async with make_client(settings) as client:
-            result = await fetch(client, url, settings)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return result, peak
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import socket
-import tracemalloc
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
+from tests.helpers import fetch_measured
 from tui_agent.config import Settings
 from tui_agent.web.net import (
     ALLOW_FLAG,
@@ -219,14 +218,7 @@ async def test_fetch_returns_http_errors_as_statuses(page_server):
 async def test_fetch_stops_a_50_mb_body_at_the_cap_with_flat_memory(page_server):
     url = page_server.big("/huge", 50 * MB)
     settings = fast_settings(allow_private_urls=True, visit_max_bytes=5 * MB)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        async with make_client(settings) as client:
-            result = await fetch(client, url, settings)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    result, peak = await fetch_measured(url, settings)
     assert result.truncated is True
     assert len(result.body) == 5 * MB
     assert peak < 20 * MB, f"peak {peak / MB:.1f} MB"  # the body and one copy of it, not 50 MB
