@@ -235,7 +235,8 @@ def test_an_interrupted_eval_continues_its_unfinished_cases(tmp_path, chat_serve
     assert new_questions and all("Second" in q for q in new_questions)  # the finished case was not run again
 
 
-def test_a_router_configuration_spreads_the_calls(tmp_path, monkeypatch, capsys, chat_server, searx_server):
+def test_a_router_configuration_spreads_the_calls(tmp_path, chat_server, searx_server):
+    # A subprocess: a LiteLLM Router registers its deployments in litellm's process-wide model map.
     config = tmp_path / "router.yaml"
     config.write_text(f"""model_list:
   - model_name: fast
@@ -246,17 +247,16 @@ def test_a_router_configuration_spreads_the_calls(tmp_path, monkeypatch, capsys,
 """)
     chat_server.default = PerQuestion({"via the router": ["<answer>routed</answer>"] * 2})
     path = write_set(tmp_path, {"id": "r", "question": "Does it go via the router?", "expect": ["routed"]})
-    code, out, err = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "router", "--json", "--model", "fast",
-                              "--router-config", str(config), "--search-backend", "searxng", "--searxng-url",
-                              searx_server.url)
-    assert code == 0, err
-    assert json.loads(out)["cases"][0]["passed"] is True and chat_server.requests
+    env = isolated_env(tmp_path)
+    proc = cli("eval", path, "--label", "router", "--json", "--model", "fast", "--router-config", str(config),
+               "--search-backend", "searxng", "--searxng-url", searx_server.url, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["cases"][0]["passed"] is True and chat_server.requests
     assert all(r["model"] == "test-model" for r in chat_server.requests)
     bad = tmp_path / "bad.yaml"
     bad.write_text("model_list: [{model_name: x}]\n")
-    code, _, err = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "bad", "--model", "x", "--router-config",
-                            str(bad))
-    assert code == 2 and "litellm_params.model" in err
+    proc = cli("eval", path, "--label", "bad", "--model", "x", "--router-config", str(bad), env=env)
+    assert proc.returncode == 2 and "litellm_params.model" in proc.stderr
 
 
 def test_verify_adds_the_unsupported_share_of_each_answer(tmp_path, monkeypatch, capsys, chat_server, searx_server,
