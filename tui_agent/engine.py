@@ -68,7 +68,6 @@ class Engine(ToolCalls):
         self.question = question
         self.tools = tools
         self.llm = llm or LLM(settings)
-        # Without an approver nobody can be asked: every call is approved (as with --yes).
         self.approver = approver
         self._emit = emit
         self.session_id = session_id
@@ -225,10 +224,7 @@ class Engine(ToolCalls):
             if gate:
                 return await self._forced(gate)
             try:
-                reply = await self._model_call(Purpose.RESEARCH)
-                if reply is None:  # the breakpoint was left with Submit now
-                    return await self._forced(Termination.USER_SUBMIT)
-                done = await self._handle_reply(reply)
+                done = await self._handle_reply(await self._model_call(Purpose.RESEARCH))
             except SubmitRequested:
                 return await self._forced(Termination.USER_SUBMIT)
             if done:
@@ -300,7 +296,7 @@ class Engine(ToolCalls):
         self.emit(Correction(content=content, reason=reason))
 
     # -- model calls ----------------------------------------------------------------------
-    async def _model_call(self, purpose: Purpose, messages: list[dict[str, str]] | None = None) -> Reply | None:
+    async def _model_call(self, purpose: Purpose, messages: list[dict[str, str]] | None = None) -> Reply:
         msgs = self.messages if messages is None else messages
         latest = self.state.steps.get(self.state.step)
         # A call takes the place of one that never completed: cancelled empty by Submit now, or cut
@@ -384,7 +380,6 @@ class Engine(ToolCalls):
         if emit_forced:
             self.emit(ForcedAnswer(reason=reason, content=msgs[-1]["content"]))
         reply = await self._model_call(Purpose.FORCED, msgs)
-        assert reply is not None
         text, _ = protocol.cut_reply(reply.text)
         parsed = protocol.parse_reply(text, reply.reasoning, tools=self.tools)
         # The last word: a forced answer cut by the length limit is kept, and marked.

@@ -113,7 +113,7 @@ class EvalRun:
             return await self._verified(case, earlier.id, fold(self.store.events(earlier.id)), reused=True)
         settings = dataclasses.replace(self.settings, auto_approve=True)
         kwargs: dict[str, Any] = dict(self.run_kwargs)
-        question = case.question
+        session_id: str | None = None
         try:
             if earlier is not None and earlier.resumable:
                 resumed = prepare_resume(self.store, earlier.id, {"auto_approve": True})
@@ -124,7 +124,7 @@ class EvalRun:
                 kwargs.update(session_id=session_id, eval_label=self.label, case_id=case.id)
             if kwargs.get("replay") is None:
                 kwargs["replay"] = self._replayer(case)
-            run = Run(settings, question, store=self.store, approver=None, **kwargs)
+            run = Run(settings, case.question, store=self.store, approver=None, **kwargs)
             started = time.monotonic()
             await run.start()
         except (ResumeError, OSError) as exc:
@@ -132,8 +132,7 @@ class EvalRun:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - one broken case must not stop the set
-            return CaseResult(case.id, run.session_id if "run" in locals() else None, case.question,
-                              error=f"{type(exc).__name__}: {exc}")
+            return CaseResult(case.id, session_id, case.question, error=f"{type(exc).__name__}: {exc}")
         result = await self._verified(case, run.session_id, run.engine.state if run.engine else fold([]))
         result.elapsed_s = result.elapsed_s or time.monotonic() - started
         return result
