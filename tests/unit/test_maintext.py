@@ -146,3 +146,42 @@ def test_scripts_styles_and_templates_never_reach_the_text():
 def test_pages_without_text_give_no_text(html):
     page = html_to_markdown(html, URL)
     assert page.text == "" and page.method == "none"
+
+
+# --- preformatted text ---------------------------------------------------------------------------
+
+TMUX_LINES = "# .tmux.conf\nset-option -g mouse on\nbind r source-file ~/.tmux.conf\nset -g base-index 1"
+INTRO = "Here is the configuration file I use every day, with the mouse on and windows numbered from one."
+OUTRO = "Put it in your home directory and restart tmux; that is all there is to it, enjoy the mouse."
+
+
+def preformatted_page(pre: str) -> str:
+    return (f"<html><head><title>My tmux setup</title></head><body><article><h1>My tmux setup</h1><p>{INTRO}</p>"
+            f"{pre}<p>{OUTRO}</p><blockquote>A real quote\nspanning two source lines.</blockquote>"
+            f"</article></body></html>")
+
+
+@pytest.mark.parametrize("pre", [
+    f"<pre>{TMUX_LINES}</pre>",  # no <code>: trafilatura made it a quote and joined its lines
+    f"<pre><code>{TMUX_LINES}</code></pre>",
+    f"<pre><span class='c'># .tmux.conf</span>\n<b>set-option</b> -g mouse on\nbind r source-file ~/.tmux.conf<br>"
+    f"set -g base-index 1</pre>",
+])
+def test_a_pre_block_keeps_its_lines_as_a_fenced_code_block(pre):
+    page = html_to_markdown(preformatted_page(pre), URL)
+    assert page.method == "trafilatura"
+    assert f"{INTRO}\n\n```\n{TMUX_LINES}\n```\n\n{OUTRO}" in page.text
+    assert "> A real quote spanning two source lines." in page.text  # a quote is still a quote
+    assert f"{INTRO}\n\n{TMUX_LINES}\n\n{OUTRO}" in html_to_text(preformatted_page(pre), URL).text
+
+
+def test_a_pre_block_keeps_its_indentation_through_every_extractor(monkeypatch):
+    config = "[frohike]\n        path = /backup/frohike\n\n        read only = no\nuid = root"
+    html = preformatted_page(f"<pre>{config}</pre>")
+    assert f"```\n{config}\n```" in html_to_markdown(html, URL).text
+    monkeypatch.setattr(maintext, "trafilatura_body", lambda tree, title="": None)  # readability's turn
+    page = html_to_markdown(html, URL)
+    assert page.method == "readability" and f"```\n{config}\n```" in page.text
+    monkeypatch.setattr(maintext, "readability_root", lambda html: None)  # the visible text's turn
+    page = html_to_text(html, URL)
+    assert page.method == "visible" and f"\n{config}\n" in page.text

@@ -59,6 +59,24 @@ def test_code_blocks_keep_their_text_and_language():
     assert txt(html) == "def f(x):\n    return x  # <ok>\n\nconst a = '```';"
 
 
+def test_a_pre_keeps_blank_lines_indentation_and_line_breaks():
+    # a blank line must not take the next line's indentation with it (Python, YAML, configs)
+    html = ("<pre>class Users:\n    slots = 1\n\n    def f(self):\n        pass</pre>"
+            "<pre>[server]<br>  port = 873<br/>  host = a</pre>")
+    assert txt(html) == "class Users:\n    slots = 1\n\n    def f(self):\n        pass\n\n[server]\n  port = 873\n  host = a"
+    assert md(html) == ("```\nclass Users:\n    slots = 1\n\n    def f(self):\n        pass\n```\n\n"
+                        "```\n[server]\n  port = 873\n  host = a\n```")
+
+
+def test_a_table_cell_holding_a_pre_of_several_lines_is_not_flattened_into_a_row():
+    # code beside its line numbers, as syntax highlighters lay it out
+    html = ("<table><tr><td><pre>1\n2</pre></td><td><pre>x = 1\n  y = 2</pre></td></tr></table>")
+    assert is_layout_table(lxml.html.fragment_fromstring(html))
+    assert txt(html) == "1\n2\n\nx = 1\n  y = 2"
+    one_line = "<table><tr><th>Key</th></tr><tr><td><pre>mouse on</pre></td></tr></table>"
+    assert not is_layout_table(lxml.html.fragment_fromstring(one_line))
+
+
 def test_quotes_breaks_and_dropped_elements():
     html = ("<blockquote><p>One line.</p><p>Two<br>lines.</p></blockquote><p>A<img src='x.png' alt='pic'>B"
             "<script>evil()</script><button>Click</button><input value='v'></p><hr><h3><button>Question?</button></h3>")

@@ -101,6 +101,7 @@ def main_content(html: str, url: str, max_chars: int | None = None, *, markdown:
     title, base = page_title(tree), base_url(tree, url)
     for template in list(tree.iter("template")):  # inert markup a browser never shows
         _drop(template)
+    mark_preformatted(tree)
     # The source is chosen on text lengths, before rendering, so both formats show the same one.
     root, method = trafilatura_body(tree, title), "trafilatura"
     size = text_length(root)
@@ -122,6 +123,42 @@ def main_content(html: str, url: str, max_chars: int | None = None, *, markdown:
     if not text:
         return MainText(title, "", "none")
     return MainText(title, text, method, full)
+
+
+def mark_preformatted(tree) -> None:
+    """Make every ``<pre>`` read as a code block (in place): its content goes inside one
+    ``<code>``, and each ``<br>`` in it becomes a newline.
+
+    trafilatura keeps a ``<pre>`` as code only when it wraps one ``<code>`` (or looks like code to
+    its heuristics); any other ``<pre>`` — a config file, a shell session — became a quote whose
+    lines were joined into one. A browser shows a ``<pre>`` with its lines and indentation, and so
+    must the model.
+    """
+    for pre in list(tree.iter("pre")):
+        for br in list(pre.iter("br")):
+            _replace_with_text(br, "\n")
+        if len(pre) == 1 and pre[0].tag == "code" and not (pre.text or "").strip() \
+                and not (pre[0].tail or "").strip():
+            continue
+        code = pre.makeelement("code", {})
+        code.text, pre.text = pre.text, None
+        for child in list(pre):
+            code.append(child)  # moves the child, its tail with it
+        pre.append(code)
+
+
+def _replace_with_text(el, text: str) -> None:
+    """Replace an element by ``text`` followed by its tail."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    joined = text + (el.tail or "")
+    previous = el.getprevious()
+    if previous is not None:
+        previous.tail = (previous.tail or "") + joined
+    else:
+        parent.text = (parent.text or "") + joined
+    parent.remove(el)
 
 
 def trafilatura_body(tree, title: str = ""):
@@ -186,7 +223,8 @@ def trafilatura_html(body):
     for el in body.iter("list", "code"):
         if el.tag == "list":
             el.tag = "ol" if el.get("rend") == "ol" else "ul"
-        elif el.getparent() is not None and el.getparent().tag in _INLINE_PARENTS and "\n" not in (el.text or ""):
+        elif (el.getparent() is not None and el.getparent().tag in _INLINE_PARENTS
+              and "\n" not in "".join(el.itertext())):
             el.tag = "inline-code"  # out of the way of convert_to_html, which makes every <code> a <pre>
     root = convert_to_html(body)
     for el in root.iter("inline-code"):

@@ -55,7 +55,7 @@ def skipped(el) -> bool:
 DEAD_LINKS = ("#", "javascript:", "mailto:", "data:")
 _WS = re.compile(r"[ \t\n\r\f\v]+")
 _SPACES = re.compile(r"[ \t]+")
-_BLANKS = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_BLANKS = re.compile(r"\n(?:[ \t]*\n)+")  # the indentation of the line after is kept (code)
 _TRAILING = re.compile(r"[ \t]+\n")
 
 
@@ -186,7 +186,7 @@ class _Renderer:
         return "\n".join(lines)
 
     def pre(self, el, out: list[str]) -> None:
-        code = "".join(el.itertext()).strip("\n")
+        code = pre_text(el).strip("\n")
         if not code.strip():
             return
         if not self.md:
@@ -290,12 +290,36 @@ _LAYOUT_TAGS = ("table", "div", "ul", "ol", "dl", "blockquote", "section", "arti
                 "h1", "h2", "h3", "h4", "h5", "h6")
 
 
+def pre_text(el) -> str:
+    """The text of a ``<pre>`` as a browser shows it: every character kept, a ``<br>`` as a newline,
+    scripts and styles left out."""
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        if node.text:
+            parts.append(node.text)
+        for child in node:
+            if child.tag == "br":
+                parts.append("\n")
+            elif not skipped(child):
+                walk(child)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(el)
+    return "".join(parts)
+
+
 def is_layout_table(table) -> bool:
     """A table used to lay out a page (posts, columns), not to hold data: it nests a table or
-    its cells hold blocks other than paragraphs and code (divs, lists, headings)."""
+    its cells hold blocks other than paragraphs (divs, lists, headings) or preformatted text of
+    several lines (code shown beside its line numbers), which a one-line cell would flatten."""
     for cell in table.iter("td", "th"):
         for _ in cell.iterdescendants(*_LAYOUT_TAGS):
             return True
+        for pre in cell.iter("pre"):
+            if "\n" in pre_text(pre).strip("\n"):
+                return True
     return False
 
 
