@@ -14,6 +14,7 @@ import pytest
 from tests.servers import Fault, Reply, make_pdf
 from tui_agent.config import Settings
 from tui_agent.hygiene import REDACTED, clean_observation
+from tui_agent.session.events import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
 from tui_agent.tools.visit import VisitTool, parse_extraction
@@ -169,11 +170,17 @@ async def test_visit_of_a_server_that_never_answers_is_bounded_in_time(page_serv
     assert result.text.startswith(f"[not read] {url}\nTimed out")
 
 
-async def test_visit_404_is_an_ok_observation_and_500_a_failure(page_server):
+async def test_visit_404_is_an_http_error_observation_and_500_a_failure(page_server):
     missing = page_server.url_for("/missing")
     result, _, _ = await visit([missing], settings_for())
-    assert result.status == OK and result.sources == []
+    assert result.status == ObservationStatus.HTTP_ERROR and result.sources == []
     assert f"HTTP 404 Not Found for {missing}." in result.text
+    forbidden = page_server.add("/private", "<p>no</p>", status=403)
+    result, _, _ = await visit([missing, forbidden], settings_for())
+    assert result.status == "http_error"
+    broken = page_server.add("/broken", "<p>boom</p>", status=500)
+    result, _, _ = await visit([missing, broken], settings_for())
+    assert result.status == "http_error"  # nothing was read, and not every URL failed the tool
     broken = page_server.add("/broken", "<p>boom</p>", status=500)
     result, _, _ = await visit([broken], settings_for())
     assert result.status == FAILED
@@ -442,3 +449,45 @@ def test_parse_extraction_accepts_raw_newlines_inside_strings():
 @pytest.mark.parametrize("raw", ["", "no json", "[1, 2]", '{"other": "keys"}', "{broken"])
 def test_parse_extraction_rejects_what_is_not_an_extraction(raw):
     assert parse_extraction(raw) is None
+
+
+def test_a_404_visit_is_traced_shown_and_stored_as_an_http_error_not_ok(tmp_path, chat_server, page_server):
+    """The headless trace, the stored trace, the export and the TUI's label all say http_error."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import call
+    from tui_agent.session.fold import fold
+    from tui_agent.session.store import Store
+
+    missing = page_server.url_for("/gone")
+    chat_server.script(
+        "<think>Read it.</think>" + call("visit", url=[missing], goal="the answer"),
+        "<think>It is gone.</think><answer>The page does not exist.</answer>",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TUI_AGENT_")}
+    env |= {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "TUI_AGENT_DATA_DIR": str(tmp_path / "data"),
+            "OPENAI_API_KEY": "sk-test-not-real-000000"}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "tui_agent", *args], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=120, env=env)
+
+    proc = cli("run", "What does the page say?", "--json", "--yes", "--model", "openai/test-model",
+               "--api-base", chat_server.base_url, "--allow-private-urls", "--no-extract")
+    assert proc.returncode == 0, proc.stderr
+    assert "observation c1 (http_error, " in proc.stderr and "HTTP 404 Not Found" in proc.stderr, proc.stderr
+    assert "(ok," not in proc.stderr
+    session_id = json.loads(proc.stdout)["session_id"]
+    shown = cli("sessions", "show", session_id)
+    assert "observation c1 (http_error," in shown.stdout
+    exported = json.loads(cli("sessions", "export", session_id, "--format", "json").stdout)
+    observations = [e for e in exported["events"] if e.get("type") == "observation"]
+    assert [e["status"] for e in observations] == ["http_error"]
+    store = Store(tmp_path / "data")
+    try:
+        call_state = fold(store.events(session_id)).calls["c1"]
+    finally:
+        store.close()
+    assert call_state.label == "http_error"  # the label the TUI's step list and observation pane show

@@ -61,6 +61,7 @@ class ObservationStatus(StrEnum):
 
     OK = "ok"
     FAILED = "failed"  # network error, timeout, server error
+    HTTP_ERROR = "http_error"  # the server answered 4xx (a wrong URL, no access): the model's to fix
     REFUSED = "refused"  # the network guard refused every URL
     INVALID = "invalid"  # unknown tool or arguments that do not fit the schema
     REJECTED = "rejected"  # the user said no

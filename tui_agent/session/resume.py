@@ -134,7 +134,8 @@ class Replayer:
     def __init__(self, parent: SessionState) -> None:
         self.recorded = {}
         for call in parent.observations():
-            if call.executed and call.status in (ObservationStatus.OK, ObservationStatus.REPLAYED):
+            if call.executed and call.status in (ObservationStatus.OK, ObservationStatus.HTTP_ERROR,
+                                                 ObservationStatus.REPLAYED):
                 self.recorded.setdefault(canonical_call(call.tool, call.arguments), call)
         self.parent_sources = {s.number: s for s in parent.sources.values()}
 

@@ -5,11 +5,12 @@ the download cap), turned into text by :func:`tui_agent.web.content.to_page`, re
 source with a stable number, and — when extraction is on and the engine offers a model — read
 by a model call that quotes the evidence and summarises it (the extraction ladder below).
 
-Statuses. An HTTP 4xx answer is an observation with status "ok": the tool worked and the server
-said no (a wrong URL is the model's to fix, and must not count towards disabling the tool). Only
-network errors, timeouts and 5xx answers are "failed". The call is "failed" when every URL
-failed that way, "refused" when every URL failed and at least one was refused by the guard (a
-refusal is the model's doing, not the tool's), else "ok".
+Statuses. An HTTP 4xx answer is "http_error": the tool worked and the server said no (a wrong
+URL is the model's to fix, and must not count towards disabling the tool), but nothing was read,
+and the trace, the TUI and the store say so. Network errors, timeouts and 5xx answers are
+"failed". The call is "ok" when any URL was read (or gave a "[no text]" answer), else "failed"
+when every URL failed, else "http_error" when a server answered 4xx, else "refused" (every URL
+failed and at least one was refused by the guard: the model's doing, not the tool's).
 
 Observation hygiene (size cap, tag escaping, redaction) is applied by the engine to the whole
 observation. This module strips control characters from the text it builds, keeps each URL's
@@ -30,6 +31,7 @@ from tui_agent import tokens
 from tui_agent.hygiene import cut_note, redact, strip_controls
 from tui_agent.jsonreply import json_object
 from tui_agent.retrying import excerpt
+from tui_agent.session.events import ObservationStatus
 from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
 from tui_agent.web.net import Guard, fetch
 from tui_agent.web.page import Fetcher, PageRead, read_page, timeout_text
@@ -53,6 +55,7 @@ EXTRACT_MIN_CHARS = 10  # evidence + summary shorter than this is "too short"
 
 PROMPT_FILE = Path(__file__).resolve().parent.parent / "prompts" / "extract.txt"
 PAGE_END = "=== PAGE END ==="
+HTTP_ERROR = ObservationStatus.HTTP_ERROR
 
 DESCRIPTION = (
     "Read web pages (HTML, plain text, JSON or PDF). Give 1 to 5 URLs at once as a list and the "
@@ -256,11 +259,14 @@ def observation(sections: list[Section], sources) -> ToolResult:
 
 
 def overall_status(statuses: list[str]) -> str:
-    if statuses and all(s == FAILED for s in statuses):
+    """The call's status from its URLs' (see the module docstring)."""
+    if not statuses or OK in statuses:
+        return OK
+    if all(s == FAILED for s in statuses):
         return FAILED
-    if statuses and all(s in (FAILED, REFUSED) for s in statuses):
-        return REFUSED
-    return OK
+    if HTTP_ERROR in statuses:
+        return HTTP_ERROR
+    return REFUSED
 
 
 def cap_section(text: str, max_tokens: int, full_chars: int | None = None) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from tui_agent.hygiene import strip_controls
+from tui_agent.session.events import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED
 from tui_agent.web import content
 from tui_agent.web.net import EncodingError, FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
@@ -35,9 +36,10 @@ class PageRead:
 
     ``error`` is set when there is no text to show: then it is the whole section the model gets
     ("[not read] URL" or "[no text] URL" and why) and ``status`` says how the tool fared
-    (an HTTP 4xx is ``ok``: the tool worked and the server said no; so is a body whose
-    Content-Encoding is refused — stacked layers, an unknown compression — "[no text]", like a
-    binary file: the server's doing, not a failure of the tool).
+    (an HTTP 4xx is ``http_error``: the tool worked and the server said no, so it does not count
+    towards disabling the tool, but nothing was read; a 5xx is ``failed``; a body whose
+    Content-Encoding is refused — stacked layers, an unknown compression — is "[no text]" with
+    ``ok``, like a binary file: the server's doing, not a failure of the tool).
     """
 
     url: str
@@ -93,7 +95,8 @@ async def convert(url: str, result: FetchResult, settings, *, max_chars: int | N
                   fmt: str = content.MARKDOWN) -> PageRead:
     """A fetched response as a PageRead: HTTP errors, decoding, main content, PDF, binary."""
     if result.status >= 400:
-        return _failed(url, FAILED if result.status >= 500 else OK, http_error_text(result), result)
+        status = FAILED if result.status >= 500 else ObservationStatus.HTTP_ERROR
+        return _failed(url, status, http_error_text(result), result)
     try:
         page = await asyncio.to_thread(content.to_page, result.body, result.content_type, result.final_url,
                                        max_chars, fmt)
