@@ -8,6 +8,7 @@ import time
 
 from tests.servers import Fault
 from tui_agent.config import Settings
+from tui_agent.hygiene import REDACTED
 from tui_agent.tools.base import FAILED, INVALID, OK, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import make_client
 from tui_agent.tools.search import SearchTool
@@ -206,3 +207,20 @@ async def test_ddgs_for_real_fails_fast_and_clearly_when_offline():
         assert "could not be reached" in result.text or "timed out" in result.text
     else:  # with a network, real results
         assert result.status == OK and "1. " in result.text
+
+
+async def test_a_secret_in_a_query_is_redacted_before_it_reaches_the_search_engine(searx_server, monkeypatch):
+    monkeypatch.setenv("TUI_TEST_SEARCH_API_KEY", "query-secret-9f8e7d6c5b")
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    searx_server.results[f"why does {REDACTED} fail"] = [("https://a.example/auth", "Auth errors", "Check the token.")]
+    result, progress = await search([f"why does {token} fail", "tides query-secret-9f8e7d6c5b", "plain tides"],
+                                    searx_settings(searx_server))
+    assert result.status == OK
+    # what left the machine
+    assert sorted(searx_server.queries) == sorted([f"why does {REDACTED} fail", f"tides {REDACTED}", "plain tides"])
+    assert not any(token in q or "query-secret" in q for q in searx_server.queries)
+    # what the model (and the user, in the trace) read: the query as it was sent, and why it differs
+    assert (f'Results for "why does {REDACTED} fail" (a secret in the query was redacted before it was sent) (1):\n'
+            f"1. Auth errors\n   https://a.example/auth") in result.text
+    assert 'Results for "plain tides": no results.' in result.text
+    assert token not in result.text and "query-secret" not in result.text

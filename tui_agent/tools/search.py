@@ -7,6 +7,11 @@ are left out. Rate limits, timeouts and server errors are retried with backoff w
 and what to try. The tool never raises.
 
 The SearXNG endpoint is configured by the user, so it is not checked by the network guard.
+
+A query is text leaving the machine like a page request: each one is redacted
+(:func:`tui_agent.hygiene.redact`, the secret that was in it replaced by ``[REDACTED]``) before
+it reaches ddgs or SearXNG, and the results are headed by the query as it was sent, with a note
+when redaction changed it.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from tui_agent.hygiene import strip_controls
+from tui_agent.hygiene import redact, strip_controls
 from tui_agent.retrying import backoff_delay, excerpt
 from tui_agent.tools.base import FAILED, INVALID, OK, Tool, ToolContext, ToolResult
 from tui_agent.web.net import is_dns_error
@@ -68,10 +73,11 @@ class Hit:
 
 @dataclass
 class QueryOutcome:
-    query: str
+    query: str  # as it was sent: redacted
     hits: list[Hit] = field(default_factory=list)
     error: SearchError | None = None
     attempts: int = 0
+    redacted: bool = False  # redaction changed the query the model wrote
 
 
 class SearchTool(Tool):
@@ -106,25 +112,27 @@ class SearchTool(Tool):
         return max(settings.tool_timeout_s, settings.search_timeout_s + 5)
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        queries: list[str] = []
+        queries: dict[str, bool] = {}  # the query to send → whether redaction changed it
         for q in arguments.get("query") or []:
-            q = " ".join(str(q).split())
-            if q and q not in queries:
-                queries.append(q)
+            q = " ".join(strip_controls(str(q)).split())
+            sent = " ".join(redact(q).split())
+            if sent and sent not in queries:
+                queries[sent] = sent != q
         if not queries:
             return ToolResult("Error: every query was empty. Give 1 to 5 non-empty queries.", INVALID)
-        outcomes = await asyncio.gather(*(self._search_with_retries(q, ctx) for q in queries))
+        outcomes = await asyncio.gather(*(self._search_with_retries(q, ctx, changed)
+                                          for q, changed in queries.items()))
         text = format_outcomes(outcomes, ctx.settings.search_results)
         failed = all(o.error is not None for o in outcomes)
         return ToolResult(text, FAILED if failed else OK)
 
     # -- one query, retried ----------------------------------------------------------------
-    async def _search_with_retries(self, query: str, ctx: ToolContext) -> QueryOutcome:
+    async def _search_with_retries(self, query: str, ctx: ToolContext, redacted: bool = False) -> QueryOutcome:
         settings = ctx.settings
         attempts = max(1, settings.search_retries)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + settings.search_timeout_s
-        outcome = QueryOutcome(query)
+        outcome = QueryOutcome(query, redacted=redacted)
         try:
             async with asyncio.timeout_at(deadline):
                 for attempt in range(1, attempts + 1):
@@ -293,6 +301,8 @@ def format_outcomes(outcomes: list[QueryOutcome], per_query: int) -> str:
     blocks = []
     for outcome in outcomes:
         head = f'Results for "{_clean(outcome.query)}"'
+        if outcome.redacted:
+            head += " (a secret in the query was redacted before it was sent)"
         if outcome.error is not None:
             tries = f" after {outcome.attempts} attempts" if outcome.attempts > 1 else ""
             blocks.append(f"{head}: the search failed{tries}: {outcome.error.message}. "
