@@ -11,8 +11,8 @@ and then:
   section's share of the observation limit) after the engine's
   :func:`tui_agent.hygiene.clean_observation` (control characters, redaction, tag escaping,
   the ``observation_max_tokens`` cap, which ``--max-tokens`` overrides);
-- ``--format text``: the whole extracted main text as plain text (no Markdown syntax, no
-  header or notes, no token cap), control characters stripped and secrets redacted.
+- ``--format text``: exactly the same observation with the page rendered as plain text instead
+  of Markdown (no Markdown syntax; header, notes, cut, escaping and redaction as above).
 
 ``--goal TEXT`` then runs the visit tool's goal-directed extraction with the configured model
 (``--model``/``--extract-model``, config.toml, TUI_AGENT_* variables) and prints its result after
@@ -50,10 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
                 epilog="Without --goal no model is needed. Exit status: 0 read, 1 not read, 2 bad usage.")
     p.add_argument("url", help="the http(s) URL to read")
     p.add_argument("--format", choices=FORMATS, default="markdown",
-                   help="markdown: the visit tool's observation with extraction off (default); "
-                        "text: the whole main text as plain text")
+                   help="markdown: the visit tool's observation with extraction off, exactly as the model "
+                        "reads it (default); text: the same observation with the page as plain text "
+                        "(same header, cut, tag escaping and redaction)")
     p.add_argument("--max-tokens", type=int, metavar="N",
-                   help="observation token cap for --format markdown (default: observation_max_tokens, 8000)")
+                   help="observation token cap (default: observation_max_tokens, 8000)")
     p.add_argument("--goal", metavar="TEXT", help="also run the goal-directed extraction with the configured model")
     g = p.add_argument_group("settings (as for tui-agent run)")
     g.add_argument("--allow-private-urls", action="store_const", const=True,
@@ -105,39 +106,35 @@ def main(argv: Sequence[str]) -> int:
 async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = None,
                guard=None) -> tuple[str, str, int]:
     """(stdout text, stderr text, exit code) for reading ``url`` as the visit tool would."""
-    from tui_agent.hygiene import clean_observation, redact, strip_controls
+    from tui_agent.hygiene import clean_observation, strip_controls
     from tui_agent.tools.base import SourceRegistry
     from tui_agent.web.net import make_client
     from tui_agent.tools.visit import GRACE_S, observation, page_section, section_tokens, text_budget
     from tui_agent.web.page import read_page, timeout_text
 
     url = url.strip()
-    if fmt != "text":
-        # the token cap needs the tokenizer (~0.2 s to load): load it while the page is fetched
-        import threading
+    # the token cap needs the tokenizer (~0.2 s to load): load it while the page is fetched
+    import threading
 
-        from tui_agent import tokens
+    from tui_agent import tokens
 
-        threading.Thread(target=tokens.encoder, name="tokenizer", daemon=True).start()
+    threading.Thread(target=tokens.encoder, name="tokenizer", daemon=True).start()
     view = _without_extraction(settings)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + settings.visit_total_timeout_s
-    plain = fmt == "text"
     async with make_client(settings) as client:
         try:
             page = await asyncio.wait_for(
-                read_page(url, settings, client, guard=guard, deadline=deadline,
-                          max_chars=None if plain else text_budget(view, 1), fmt="text" if plain else "markdown"),
+                read_page(url, settings, client, guard=guard, deadline=deadline, max_chars=text_budget(view, 1),
+                          fmt="text" if fmt == "text" else "markdown"),
                 timeout=settings.visit_total_timeout_s + GRACE_S)
         except asyncio.TimeoutError:  # what visit reports when its call runs out of time
             return "", strip_controls(f"[not read] {url}\n{timeout_text(settings)}"), EXIT_NO_ANSWER
         if page.error is not None:
             return "", clean_observation(page.error, settings.observation_max_tokens), EXIT_NO_ANSWER
-        if plain:
-            out = redact(strip_controls(page.text))
-        else:
-            result = observation([page_section(page, section_tokens(view, 1))], SourceRegistry())
-            out = clean_observation(result.text, settings.observation_max_tokens)
+        # both formats: the visit tool's section and the engine's observation hygiene
+        result = observation([page_section(page, section_tokens(view, 1))], SourceRegistry())
+        out = clean_observation(result.text, settings.observation_max_tokens)
         if goal is not None:
             out += "\n\n" + await _goal(page, goal, settings, client, deadline)
     return out, "", EXIT_OK

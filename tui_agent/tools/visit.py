@@ -33,6 +33,7 @@ from tui_agent.jsonreply import json_object
 from tui_agent.retrying import excerpt
 from tui_agent.session.events import ObservationStatus
 from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
+from tui_agent.web.content import MARKDOWN
 from tui_agent.web.net import Guard, fetch
 from tui_agent.web.page import Fetcher, PageRead, read_page, timeout_text
 
@@ -116,10 +117,12 @@ class VisitTool(Tool):
         "additionalProperties": False,
     }
 
-    def __init__(self, *, guard: Guard | None = None, fetcher: Fetcher = fetch) -> None:
-        # guard: None means net.check_url with settings.allow_private_urls (tests pass their own)
+    def __init__(self, *, guard: Guard | None = None, fetcher: Fetcher = fetch, fmt: str = MARKDOWN) -> None:
+        # guard: None means net.check_url with settings.allow_private_urls (tests pass their own);
+        # fmt: how pages are rendered, "markdown" (what the model reads) or "text" (`read --format text`)
         self.guard = guard
         self.fetcher = fetcher
+        self.fmt = fmt
 
     def timeout_s(self, settings) -> float:
         # The call bounds itself by visit_total_timeout_s and reports what it has; the engine's
@@ -162,7 +165,7 @@ class VisitTool(Tool):
     async def _visit_one(self, url: str, goal: str, ctx: ToolContext, deadline: float, share: int,
                          budget: int) -> Section:
         page = await read_page(url, ctx.settings, ctx.http, guard=self.guard, fetcher=self.fetcher,
-                               deadline=deadline, max_chars=budget, progress=ctx.progress)
+                               deadline=deadline, max_chars=budget, fmt=self.fmt, progress=ctx.progress)
         if page.error is not None or not (ctx.settings.extract and ctx.complete is not None):
             return page_section(page, share)
         body = await self._extract(page.final_url, goal, page.text, page.full_chars, ctx, deadline, share)
