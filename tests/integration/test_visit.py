@@ -491,3 +491,19 @@ def test_a_404_visit_is_traced_shown_and_stored_as_an_http_error_not_ok(tmp_path
     finally:
         store.close()
     assert call_state.label == "http_error"  # the label the TUI's step list and observation pane show
+
+
+def test_a_404_between_network_failures_resets_the_count_that_disables_visit():
+    """A 4xx means the tool worked (the server answered): like an ok result it ends a run of
+    failures, so two timeouts, a 404 and a timeout do not disable visit at a limit of 3."""
+    from tui_agent.session.events import Observation, RunStarted
+    from tui_agent.session.fold import fold
+
+    def observed(call_id: str, status: str) -> Observation:
+        return Observation(step=1, call_id=call_id, tool="visit", arguments={"url": [call_id]}, text="x",
+                           status=status, executed=True)
+
+    events = [RunStarted(question="q", model="m", settings={"tool_failure_limit": 3}),
+              observed("c1", "failed"), observed("c2", "failed"), observed("c3", "http_error"), observed("c4", "failed")]
+    state = fold(events)
+    assert state.failures["visit"] == 1 and "visit" not in state.disabled

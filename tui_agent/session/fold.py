@@ -273,7 +273,7 @@ def _observation(s: SessionState, e: Observation) -> None:
         s.failures[e.tool] = s.failures.get(e.tool, 0) + 1
         if s.failures[e.tool] >= s.failure_limit:
             s.disabled.add(e.tool)
-    elif e.status == ObservationStatus.OK:
+    elif e.status in (ObservationStatus.OK, ObservationStatus.HTTP_ERROR):  # the tool worked; the server said no
         s.failures[e.tool] = 0
 
 
