@@ -75,7 +75,8 @@ def judge(block: list[str], output: str, *, markdown: bool) -> tuple[bool, bool,
     flat = norm(output)
     if not all(norm(line) in flat for line in block):
         return False, False, False
-    out_lines = [line.rstrip() for line in output.split("\n") if norm(_PREFIX.sub("", line, count=1) if markdown else line)]
+    out_lines = [line.rstrip() for line in output.split("\n")
+                 if norm(_PREFIX.sub("", line, count=1) if markdown else line)]
     want = [norm(line) for line in block]
     have = [norm(_PREFIX.sub("", line, count=1)) if markdown else norm(line) for line in out_lines]
     plain_have = [norm(line) for line in out_lines]

@@ -504,6 +504,7 @@ def test_a_404_between_network_failures_resets_the_count_that_disables_visit():
                            status=status, executed=True)
 
     events = [RunStarted(question="q", model="m", settings={"tool_failure_limit": 3}),
-              observed("c1", "failed"), observed("c2", "failed"), observed("c3", "http_error"), observed("c4", "failed")]
+              observed("c1", "failed"), observed("c2", "failed"), observed("c3", "http_error"),
+              observed("c4", "failed")]
     state = fold(events)
     assert state.failures["visit"] == 1 and "visit" not in state.disabled

@@ -63,7 +63,8 @@ def test_a_pre_keeps_blank_lines_indentation_and_line_breaks():
     # a blank line must not take the next line's indentation with it (Python, YAML, configs)
     html = ("<pre>class Users:\n    slots = 1\n\n    def f(self):\n        pass</pre>"
             "<pre>[server]<br>  port = 873<br/>  host = a</pre>")
-    assert txt(html) == "class Users:\n    slots = 1\n\n    def f(self):\n        pass\n\n[server]\n  port = 873\n  host = a"
+    assert txt(html) == ("class Users:\n    slots = 1\n\n    def f(self):\n        pass\n\n"
+                         "[server]\n  port = 873\n  host = a")
     assert md(html) == ("```\nclass Users:\n    slots = 1\n\n    def f(self):\n        pass\n```\n\n"
                         "```\n[server]\n  port = 873\n  host = a\n```")
 

@@ -11,7 +11,8 @@ from tui_agent.session.fold import CallState
 
 STATUS_STYLES = {
     "approved": "$success", "auto": "$success", "edited": "$accent", "rejected": "$error", "failed": "$error",
-    "duplicate": "$warning", "invalid": "$warning", "disabled": "$error", "refused": "$warning", "http_error": "$warning",
+    "duplicate": "$warning", "invalid": "$warning", "disabled": "$error", "refused": "$warning",
+    "http_error": "$warning",
     "pending": "bold reverse $warning", "not run": "$text-muted", "replayed": "$secondary",
 }
 
