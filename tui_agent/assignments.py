@@ -15,6 +15,8 @@ paths, URLs without credentials and plain words are left alone.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
@@ -34,8 +36,10 @@ MIN_LETTERS_ONLY_LENGTH = 16
 MIN_LETTERS_ONLY_ENTROPY = 3.0
 """A value of letters only (no digit, no symbol) counts as random only in mixed case, at least
 this long, with at least this Shannon entropy in bits per character."""
-MAX_VALUE_CHARS = 1_000
-"""Longest value looked at; a longer one is cut to this (the rest of a huge blob stays)."""
+MAX_RESCAN_CHARS = 256
+"""A keyword inside the value of an assignment already read is looked at again only while that
+value is shorter than this: a masked value, or a longer one, is read once (linear time on
+``password=password=…``), and a value is masked whole, whatever its length."""
 MAX_NAME_CHARS = 80
 """Longest assignment name looked at around a keyword."""
 
@@ -149,7 +153,7 @@ _LABEL_LAST_WORDS = frozenset(
     "limit expiry expires expiration ttl format version header field prefix suffix label hint policy mode "
     "enabled required provider method scope scopes regex pattern timeout duration algorithm alg store manager "
     "service class param params column table index location ref reference env var variable placeholder "
-    "hash digest schema kind source mapping map".split()
+    "hash digest schema kind source mapping map hdr handler label handlers".split()
 )
 _LABEL_FIRST_WORDS = frozenset(
     "max min num total input output prompt completion cached reasoning public pub csrf xsrf is has use enable "
@@ -223,6 +227,24 @@ def _trim_closers(value: str) -> str:
     return value
 
 
+_CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*=(?!=)|[()]")
+_NOT_SECRET_VALUE_RE = re.compile(
+    r"^[A-Za-z0-9.\-]+\.[A-Za-z]{2,}:\d{1,5}$|^localhost:\d+$"  # proxy.example.com:3128
+    r"|\{\d*\}|%[sd]|&(?:lt|gt|amp|quot);"  # "{}.{}", HTML entities
+    r"|^(?:CRAM|DIGEST|SCRAM)-(?:MD5|SHA-?\d+)(?:-PLUS)?$"  # SASL mechanisms (AUTH=CRAM-MD5)
+    r"|^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3})+$"  # '\xa1\xa2'
+)
+_WORDS_RE = re.compile(r"^[A-Z]?[a-z]+(?:[-_.][A-Z]?[a-z]+)+$|^[A-Z]?[a-z]+(?:[A-Z][a-z]+)+$")
+"""Words, dashed or joined (Proxy-Authorization, ProxyBasicAuthHandler): a name, not a token
+(each repetition starts with a separator or a capital, so matching is linear)."""
+
+def _basic_has_password(value: str) -> bool:
+    try:
+        return b":" in base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return True  # not base64: whatever it is, it is masked
+
+
 _SCHEME_RE = re.compile(r"(?:Bearer|Basic|Token|Api-Token|Digest|JWT)[ \t]+")
 
 
@@ -260,7 +282,10 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         span = _value_span(text, m, start, kind)
         if span:
+            done_until = max(done_until, span[1])
             yield span[0], span[1], f"assignment-{kind}"
+        elif m.end() - end > MAX_RESCAN_CHARS:
+            done_until = max(done_until, m.end())
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
@@ -297,15 +322,20 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tupl
     if scheme and quoted:
         s += scheme.end()
         inner = text[s:e]
-    e = min(e, s + MAX_VALUE_CHARS)
-    inner = inner[:MAX_VALUE_CHARS]
+        if scheme.group(0).startswith("Basic") and not _basic_has_password(inner):
+            return None  # Basic dXNlcg== is "user": a user name without a password
     if op.strip() == "," and not (quoted and m.group("q")) and not (
             not quoted and not m.group("q") and text[m.end():m.end() + 1] in ",\n\r"):
         return None  # only "name", "value" and CSV's name,value, (not a call's arguments)
     if _SPACE_RE.search(inner):
         return None  # a phrase, not a secret
-    if not quoted and (_is_reference(inner) or inner[:1] in "([{"):
-        return None  # code: a reference (token = self._token) or an expression (pwd = (a, b))
+    if not quoted and (_is_reference(inner) or inner[:1] in "([{#" or _CODE_VALUE_RE.search(inner)):
+        return None  # code: a reference (token = self._token), an expression (pwd = (a, b)),
+        # a keyword argument (passwd, is_authenticated=False), a call (self).setUp()), a comment
+    if _NOT_SECRET_VALUE_RE.search(inner) or (kind != PASSWORD and _WORDS_RE.match(inner)):
+        return None  # a host:port, a format string, escaped bytes, HTML entities, dashed words
+    if op.strip() == "," and quoted and (_is_reference(inner) or not looks_random(inner, MIN_PASSWORD_LENGTH)):
+        return None  # a list of names ('HTTPPasswordMgr', 'HTTPPasswordMgrWithDefaultRealm')
     if op.strip() == "," and not quoted and not looks_random(inner):
         return None  # CSV's name,value, needs a random value
     if kind == PASSWORD:

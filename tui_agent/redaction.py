@@ -9,7 +9,9 @@ are idempotent: redacting twice gives the same text.
 
 Detectors (each a linear scan anchored on a cheap literal or keyword):
 
-- formats from :mod:`tui_agent.secret_rules` (one alternation);
+- formats from :mod:`tui_agent.secret_rules` (one alternation) and the maintained rule sets of
+  gitleaks and Nosey Parker (:mod:`tui_agent.rule_sets`; ``kind`` is the rule id, such as
+  ``noseyparker:np.dockerhub.1``);
 - PEM private key blocks, whole (``-----BEGIN … PRIVATE KEY-----`` to its END line);
 - credentials in URLs (``scheme://user:password@host``: the password);
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 from urllib.parse import quote
 
-from tui_agent import secret_rules
+from tui_agent import rule_sets, secret_rules
 from tui_agent.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
 
 REDACTED = "[REDACTED]"
@@ -83,7 +85,8 @@ def _url_spans(text: str) -> Iterator[Finding]:
     if "://" not in text:
         return
     for m in _URL_CREDENTIALS.finditer(text):
-        if m.start() and text[m.start() - 1] in _SCHEME_CHARS and not is_placeholder(m.group("pw")):
+        pw = m.group("pw")
+        if m.start() and text[m.start() - 1] in _SCHEME_CHARS and not is_placeholder(pw) and pw.lower() not in _WEAK_PASSWORDS:
             yield Finding(*m.span("pw"), "url-password")
 
 
@@ -91,7 +94,8 @@ _CURL_USER = re.compile(
     r"(?<![\w-])(?:-u|--user)(?:[ \t]*=[ \t]*|[ \t]+)"
     r"(?P<cred>\"[^\"\n]*\"(?::\"[^\"\n]*\")?|'[^'\n]*'|[^\s'\":]*:(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]*))"
 )
-_WEAK_CURL_PASSWORDS = frozenset({"pass", "password", "pwd", "test", "token", "secret", "changeme", "changeit"})
+_WEAK_PASSWORDS = frozenset({"pass", "password", "pwd", "test", "token", "secret", "changeme", "changeit"})
+"""Words that stand for a password in examples (``http://user:pass@host/``, ``curl -u test:test``)."""
 
 
 def _curl_spans(text: str) -> Iterator[Finding]:
@@ -123,7 +127,7 @@ def _curl_secret_part(text: str, start: int, end: int) -> tuple[int, int] | None
         if text[s:e][:1] in "\"'" and e - s >= 2 and text[e - 1] == text[s]:
             s, e = s + 1, e - 1
         value = text[s:e]
-        if value and not is_placeholder(value) and value.lower() not in _WEAK_CURL_PASSWORDS and len(set(value)) > 3:
+        if value and not is_placeholder(value) and value.lower() not in _WEAK_PASSWORDS and len(set(value)) > 3:
             return s, e
         if span is pw and value:
             return None  # a placeholder password: the user is not the secret either
@@ -148,6 +152,8 @@ def _unquoted_colon(cred: str) -> int:
 def _format_spans(text: str) -> Iterator[Finding]:
     for start, end, name in secret_rules.scan(text):
         yield Finding(start, end, name)
+    for start, end, rule_id in rule_sets.scan(text):
+        yield Finding(start, end, rule_id)
 
 
 # --- environment values -----------------------------------------------------------------------

@@ -254,9 +254,9 @@ def test_redact_is_idempotent():
     assert all(s not in once for s in FORMATS.values())
 
 
-def test_find_secrets_names_the_detector():
+def test_find_secrets_names_the_detector_and_the_vendored_rule():
     kinds = {f.kind for f in redaction.find_secrets(f"ghp_{body(36)} and password = '{SECRET}'", {})}
-    assert kinds == {"github-token", "assignment-password"}
+    assert kinds == {"github-token", "gitleaks:github-pat", "noseyparker:np.github.1", "assignment-password"}
 
 
 # --- environment values -----------------------------------------------------------------------
