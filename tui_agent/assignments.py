@@ -20,6 +20,7 @@ import binascii
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterator
 
 MIN_SECRET_VALUE_LENGTH = 8
@@ -164,6 +165,7 @@ _TOKEN_COUNT_WORDS = frozenset({"tokens", "tokenizer", "tokenizers", "tokenize",
 PASSWORD, SECRET, KEY = "password", "secret", "key"
 
 
+@lru_cache(maxsize=4096)
 def name_kind(name: str) -> str | None:
     """PASSWORD, SECRET, KEY (a bare ``key`` word) or None for a name that does not say secret."""
     words = [w.lower() for w in _WORD_RE.findall(name)]
@@ -310,6 +312,8 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tupl
         return None
     s, e = m.span("value")
     value = m.group("value")
+    if before and before in "\"'`" and not m.group("q") and value.startswith(before):
+        return None  # "Password:" is a string: its quote closes it, no value opens (,rememberMeLabel:)
     quoted = value[:1] in "\"'`"
     if value.startswith('\\"'):
         s, e = s + 2, e - 2
