@@ -146,6 +146,7 @@ def re2_pattern(pattern: str) -> str:
 
 
 _ESCAPES_ONLY = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4})+$")  # '\xa1\xa2' in a test
+_SNAKE_WORDS = re.compile(r"[a-z]+(?:_[a-z]+){2,}$")  # configured_client_secret: a variable, not its value
 _FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
 
 
@@ -296,7 +297,8 @@ def _allowed(c: _Compiled, index: int, secret: str, match: str) -> bool:
     """The rule set's own allowlists, its entropy threshold, and placeholders."""
     rule = c.rules[index]
     core = secret.strip("\\\"'` ")
-    if len(core) < MIN_SECRET_CHARS or uniform(core) or is_placeholder(core) or _ESCAPES_ONLY.match(core):
+    if (len(core) < MIN_SECRET_CHARS or uniform(core) or is_placeholder(core) or _ESCAPES_ONLY.match(core)
+            or _SNAKE_WORDS.match(core)):
         return True
     if rule.entropy and entropy(secret) < rule.entropy:
         return True
