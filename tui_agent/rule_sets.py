@@ -218,21 +218,20 @@ def compiled() -> _Compiled:
     options = re2.Options()
     options.max_mem = MAX_RULE_MEMORY
     options.log_errors = False
-    rules, regexes = [], []
+    rules = []
     rule_set = re2.Filter()
     for rule in gl + _noseyparker_rules() + sup:
         if rule.id in EXCLUDED_RULES:
             continue
         rule = replace(rule, pattern=re2_pattern(rule.pattern))
         try:
-            rx = re2.compile(rule.pattern, options)
             rule_set.Add(rule.pattern, options)
         except re2.error:
             _SKIPPED.append(rule.id)
             continue
         rules.append(rule)
-        regexes.append(rx)
     rule_set.Compile()
+    regexes = [rule_set.re(i) for i in range(len(rules))]  # the filter's own compiled programs
     allow = [[re2.compile(a) for a in r.allow] for r in rules]
     allow_match = [[re2.compile(a) for a in r.allow_match] for r in rules]
     return _Compiled(rules, regexes, allow, allow_match, [re2.compile(a) for a in g_allow], g_stop, rule_set)
