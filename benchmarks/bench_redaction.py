@@ -22,8 +22,9 @@
   project): detect-secrets 1.5 with its default plugins as a redactor (each value it reports on a
   line is replaced), on the same samples and on 2,000 items of each negative class.
 
-- Recall on a corpus it was not tuned on: every example of Nosey Parker's default rules
-  (vendored with the rules in ``tui_agent/secret_rule_data``).
+- Recall on corpora it was not tuned on: every example of Nosey Parker's default rules
+  (vendored with the rules in ``tui_agent/secret_rule_data``), and detect-secrets' plugin test
+  strings (``tests/fixtures/detect_secrets_samples.jsonl``).
 - False positives in real code: the lines ``redact`` changes in every .py file of the standard
   library and in a seeded sample of 3,000 site-packages files, by detector, with a sample printed
   for review (all of them with --show-misses).
@@ -364,6 +365,29 @@ def noseyparker_recall(show: bool) -> None:
             print(f"  {rule_id:<18} {example[:110]!r}")
 
 
+DETECT_SECRETS = ROOT / "tests" / "fixtures" / "detect_secrets_samples.jsonl"
+
+
+def detect_secrets_samples_recall(show: bool) -> None:
+    """detect-secrets' plugin test strings (Apache-2.0; tests/fixtures/detect_secrets_samples.jsonl):
+    true samples masked (not counting placeholders such as ``AP6xxxxxxxxxx`` and public IP
+    addresses, which are not credentials here), and how many of its negative samples change
+    (many are credential-shaped strings its plugins reject for their own reasons)."""
+    with DETECT_SECRETS.open(encoding="utf-8") as f:
+        rows = [r for r in map(json.loads, f) if "_meta" not in r]
+    true = [r for r in rows if r["should_flag"] and r["plugin"] != "ip_public"
+            and not re.search(r"(.)\1{5,}", r["text"]) and "username:password" not in r["text"]]
+    masked = [r for r in true if redact(r["text"], {}) != r["text"]]
+    negatives = [r for r in rows if not r["should_flag"]]
+    changed = [r for r in negatives if redact(r["text"], {}) != r["text"]]
+    print(f"recall, detect-secrets test samples:      {len(masked)}/{len(true)}  ({100 * len(masked) / len(true):.1f}%)")
+    print(f"detect-secrets negative samples changed:  {len(changed)}/{len(negatives)}")
+    if show:
+        for r in true:
+            if r not in masked:
+                print(f"  missed {r['plugin']:<16} {r['text'][:100]!r}")
+
+
 # --- false positives in code: the whole standard library, a sample of site-packages ------------
 
 SITE_PACKAGES_SAMPLE = 3000
@@ -466,6 +490,8 @@ def main() -> None:
         recall(samples, args.show_misses)
         print()
         noseyparker_recall(args.show_misses)
+        print()
+        detect_secrets_samples_recall(args.show_misses)
         print()
         gitleaks_fps(samples, args.show_misses)
         print()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -210,9 +211,18 @@ class _Compiled:
     rule_set: object
 
 
-@lru_cache(maxsize=1)
+_compile_lock = threading.Lock()
+
+
 def compiled() -> _Compiled:
-    """All rules compiled once (a few hundred RE2 programs and one filter over them)."""
+    """All rules compiled once (a few hundred RE2 programs and one filter over them, about a
+    second): the first caller compiles, concurrent first callers wait for it."""
+    with _compile_lock:
+        return _compiled()
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> _Compiled:
     gl, g_allow, g_stop = _gitleaks_rules("gitleaks.toml", "gitleaks")
     sup, _, _ = _gitleaks_rules("supplement.toml", "tui-agent")
     options = re2.Options()

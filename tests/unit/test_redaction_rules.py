@@ -5,7 +5,10 @@ on crafted text (linear time), and real library code that names credentials with
 
 from __future__ import annotations
 
+import json
+import re
 import string
+from pathlib import Path
 
 import pytest
 
@@ -221,3 +224,37 @@ def test_redact_leaves_library_code_that_names_credentials(text):
 def test_a_quoted_label_does_not_swallow_the_next_key():
     text = 'passwordLabel:"Password:",rememberMeLabel:"Remember me:"'
     assert redact(text, {}) == text
+
+
+# --- detect-secrets' plugin test strings (a third corpus) ---------------------------------------
+
+DETECT_SECRETS = Path(__file__).resolve().parents[1] / "fixtures" / "detect_secrets_samples.jsonl"
+NOT_SECRETS = {"ip_public"}  # a public IP address is not a credential here
+KNOWN_DETECT_SECRETS_MISSES = {
+    "eyJ0eXAiOiJKV1QiLA0KImFsZyI6IkhTMjU2In0.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ":
+        "a JWT without its signature part",
+    "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJuYW1lIjoiSm9lIiwKInN0YXR1cyI6ImVtcGxveWVlIgp9": "a JWT without its signature part",
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ":
+        "a JWT without its signature part",
+    "glcbt-helloworld380_testin": "a CI build token in a shape GitLab does not issue (gitleaks' rule wants 20 characters)",
+    "glptt-Need5_T00-be-exactly-40-chars--ELse_fail": "a trigger token must be 40 hex characters",
+}
+
+
+def detect_secrets_samples() -> list[dict]:
+    with DETECT_SECRETS.open(encoding="utf-8") as f:
+        return [r for r in map(json.loads, f) if "_meta" not in r]
+
+
+def placeholder(text: str) -> bool:
+    """xxxx…, or the words themselves (https://username:password@…)."""
+    return re.search(r"(.)\1{5,}", text) is not None or "username:password" in text
+
+
+def test_redact_masks_detect_secrets_true_samples():
+    samples = detect_secrets_samples()
+    assert len(samples) > 100
+    missed = [s["text"] for s in samples if s["should_flag"] and s["plugin"] not in NOT_SECRETS
+              and not placeholder(s["text"]) and s["text"] not in KNOWN_DETECT_SECRETS_MISSES
+              and redact(s["text"], {}) == s["text"]]
+    assert not missed
