@@ -262,26 +262,66 @@ def uniform(secret: str) -> bool:
     return len(set(body)) < min(MIN_DISTINCT_SECRET_CHARS, max(2, len(body) // 3))
 
 
+CHUNK_CHARS = 16_384
+"""Text is scanned in pieces of about this many characters: the filter's literal pass says which
+rules can match in each piece, and only those run there (a rule whose literal occurs once in a
+megabyte runs on one piece, not the megabyte)."""
+CHUNK_OVERLAP = 4_096
+"""Consecutive pieces share this many characters, so a secret across a boundary is whole in one."""
+BOUNDARY_SEARCH = 256
+"""A piece starts and ends at whitespace found within this many characters of its nominal edge."""
+
+
+def chunks(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of overlapping pieces covering ``text``, cut at whitespace where possible."""
+    n = len(text)
+    start = 0
+    while True:
+        end = n if n - start <= CHUNK_CHARS else _at_space(text, start + CHUNK_CHARS)
+        yield start, end
+        if end >= n:
+            return
+        start = max(start + 1, _at_space(text, end - CHUNK_OVERLAP))
+
+
+def _at_space(text: str, pos: int) -> int:
+    for sep in ("\n", " "):
+        i = text.find(sep, pos, pos + BOUNDARY_SEARCH)
+        if i >= 0:
+            return i + 1
+    return pos
+
+
 def scan(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, rule id) of each secret a vendored rule finds in ``text``."""
+    """(start, end, rule id) of each secret a vendored rule finds in ``text``.
+
+    Linear: the pieces overlap by a fixed share, so each character is in at most two; in each,
+    the filter's literal pass (RE2 set) and each rule it lets through (RE2) are linear in the
+    piece, and the number of rules is fixed.
+    """
     if len(text) < 8:
         return
     c = compiled()
-    hits = c.rule_set.Match(text)
-    if not hits:
-        return
-    for index in sorted(hits):
-        rule, rx = c.rules[index], c.regexes[index]
-        for m in rx.finditer(text):
-            if rule.keywords and not _keyword_near(text, m.start(), m.end(), rule.keywords):
-                continue
-            for start, end in _secret_spans(m, rule):
-                if end - start >= 2 and text[start] in "\"'`" and text[end - 1] == text[start]:
-                    start, end = start + 1, end - 1
-                secret = text[start:end]
-                if _allowed(c, index, secret, m.group(0)):
+    seen: set[tuple[int, int, str]] = set()
+    for offset, stop in chunks(text):
+        piece = text[offset:stop]
+        candidates = c.rule_set.Match(piece, potential=True)
+        lowered = piece.lower() if candidates else ""
+        for index in sorted(candidates or ()):
+            rule, rx = c.rules[index], c.regexes[index]
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue  # gitleaks asks for one of the rule's keywords: none in this piece
+            for m in rx.finditer(piece):
+                if rule.keywords and not _keyword_near(piece, m.start(), m.end(), rule.keywords):
                     continue
-                yield start, end, rule.id
+                for start, end in _secret_spans(m, rule):
+                    if end - start >= 2 and piece[start] in "\"'`" and piece[end - 1] == piece[start]:
+                        start, end = start + 1, end - 1
+                    found = (offset + start, offset + end, rule.id)
+                    if found in seen or _allowed(c, index, piece[start:end], m.group(0)):
+                        continue
+                    seen.add(found)
+                    yield found
 
 
 def _keyword_near(text: str, start: int, end: int, keywords: tuple[str, ...]) -> bool:
