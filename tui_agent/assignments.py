@@ -15,9 +15,12 @@ paths, URLs without credentials and plain words are left alone.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterator
 
 MIN_SECRET_VALUE_LENGTH = 8
@@ -34,8 +37,10 @@ MIN_LETTERS_ONLY_LENGTH = 16
 MIN_LETTERS_ONLY_ENTROPY = 3.0
 """A value of letters only (no digit, no symbol) counts as random only in mixed case, at least
 this long, with at least this Shannon entropy in bits per character."""
-MAX_VALUE_CHARS = 1_000
-"""Longest value looked at; a longer one is cut to this (the rest of a huge blob stays)."""
+MAX_RESCAN_CHARS = 256
+"""A keyword inside the value of an assignment already read is looked at again only while that
+value is shorter than this: a masked value, or a longer one, is read once (linear time on
+``password=password=…``), and a value is masked whole, whatever its length."""
 MAX_NAME_CHARS = 80
 """Longest assignment name looked at around a keyword."""
 
@@ -47,7 +52,7 @@ _PLACEHOLDER_WORDS = frozenset(
     "fixme your_password your_token your_api_key yourpassword mypassword ****".split()
 )
 _PLACEHOLDER_RE = re.compile(
-    r"(?i)^(?:x+|\*+|\.+|#+|-+|_+|0+|<[^>\d]*>|\[[^\]\d]*\]|\{[^}\d]*\}|%\w+%|\$\w+|\$\{.*|\$\(.*"
+    r"(?i)^(?:x+|\*+|\.+|#+|-+|_+|0+|<[^>]*>|\[[^\]\d]*\]|\{[^}\d]*\}|%\w+%|\$\w+|\$\{.*|\$\(.*"
     r"|(?:your|my|insert|enter|replace|put)[_\- ]?.*(?:here|key|token|secret|password).*|.*_here)$"
 )
 _REFERENCE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")  # var.db_password
@@ -60,10 +65,14 @@ _SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
 _SPACE_RE = re.compile(r"\s")
 
 
+_REFERENCE_PREFIXES = ("os.environ/", "$")
+"""A value that names where the secret is (litellm's ``os.environ/NAME``, ``$NAME/…``)."""
+
+
 def is_placeholder(value: str) -> bool:
     """A reference, template, placeholder or already-redacted value, not a secret."""
     v = value.strip()
-    if not v or "REDACTED" in v or "${" in v or "{{" in v or "$(" in v:
+    if not v or "REDACTED" in v or "${" in v or "{{" in v or "$(" in v or v.startswith(_REFERENCE_PREFIXES):
         return True
     return v.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER_RE.match(v)) or len(set(v)) < 3
 
@@ -122,8 +131,8 @@ def _is_reference(value: str) -> bool:
     digits = len(_DIGIT_RE.findall(value))
     if not digits:
         return True  # KQ_FILTER_READ, userPassword
-    # self._token2, config.api_key_v2: separated words with a digit or two
-    return ("_" in value or "." in value) and digits < MAX_REFERENCE_DIGIT_SHARE * len(value)
+    # self._token2, config.api_key_v2, v1_api_key: separated words with a digit or two
+    return ("_" in value or "." in value) and digits <= max(2, MAX_REFERENCE_DIGIT_SHARE * len(value))
 
 
 def password_like(value: str, quoted: bool) -> bool:
@@ -149,7 +158,7 @@ _LABEL_LAST_WORDS = frozenset(
     "limit expiry expires expiration ttl format version header field prefix suffix label hint policy mode "
     "enabled required provider method scope scopes regex pattern timeout duration algorithm alg store manager "
     "service class param params column table index location ref reference env var variable placeholder "
-    "hash digest schema kind source mapping map".split()
+    "hash digest schema kind source mapping map hdr handler label handlers tag node".split()
 )
 _LABEL_FIRST_WORDS = frozenset(
     "max min num total input output prompt completion cached reasoning public pub csrf xsrf is has use enable "
@@ -160,6 +169,7 @@ _TOKEN_COUNT_WORDS = frozenset({"tokens", "tokenizer", "tokenizers", "tokenize",
 PASSWORD, SECRET, KEY = "password", "secret", "key"
 
 
+@lru_cache(maxsize=4096)
 def name_kind(name: str) -> str | None:
     """PASSWORD, SECRET, KEY (a bare ``key`` word) or None for a name that does not say secret."""
     words = [w.lower() for w in _WORD_RE.findall(name)]
@@ -168,7 +178,10 @@ def name_kind(name: str) -> str | None:
     if _TOKEN_COUNT_WORDS.intersection(words):
         return None
     joined = "".join(words)
-    if _PASSWORD_WORDS.intersection(words) or any(p in joined for p in ("password", "passwd", "passphrase")):
+    password_words = _PASSWORD_WORDS.intersection(words)
+    if password_words == {"pass"} and words[-1] != "pass":
+        password_words = set()  # PASS_THROUGH_ENDPOINTS, pass_through: "pass" as a verb
+    if password_words or any(p in joined for p in ("password", "passwd", "passphrase")):
         return PASSWORD
     if any(part in joined for part in _SECRET_PARTS) or _SECRET_WORDS.intersection(words):
         return SECRET
@@ -223,6 +236,26 @@ def _trim_closers(value: str) -> str:
     return value
 
 
+_WORD_NUMBER_RE = re.compile(r"^[A-Za-z_]+\d{0,3}$")  # urllib2, HTTPPasswordMgr: a name, maybe numbered
+_ENV_NAME_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*=(?!=)|[()]")
+_NOT_SECRET_VALUE_RE = re.compile(
+    r"^[A-Za-z0-9.\-]+\.[A-Za-z]{2,}:\d{1,5}$|^localhost:\d+$"  # proxy.example.com:3128
+    r"|\{\w*\}|%[sd]|&(?:lt|gt|amp|quot);"  # "{}.{}", "provider_spend:{provider}:1d", HTML entities
+    r"|^(?:CRAM|DIGEST|SCRAM)-(?:MD5|SHA-?\d+)(?:-PLUS)?$"  # SASL mechanisms (AUTH=CRAM-MD5)
+    r"|^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3})+$"  # '\xa1\xa2'
+)
+_WORDS_RE = re.compile(r"^[A-Z]?[a-z]+(?:[-_.][A-Z]?[a-z]+)+$|^[A-Z]?[a-z]+(?:[A-Z][a-z]+)+$")
+"""Words, dashed or joined (Proxy-Authorization, ProxyBasicAuthHandler): a name, not a token
+(each repetition starts with a separator or a capital, so matching is linear)."""
+
+def _basic_has_password(value: str) -> bool:
+    try:
+        return b":" in base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return True  # not base64: whatever it is, it is masked
+
+
 _SCHEME_RE = re.compile(r"(?:Bearer|Basic|Token|Api-Token|Digest|JWT)[ \t]+")
 
 
@@ -260,7 +293,10 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         span = _value_span(text, m, start, kind)
         if span:
+            done_until = max(done_until, span[1])
             yield span[0], span[1], f"assignment-{kind}"
+        elif m.end() - end > MAX_RESCAN_CHARS:
+            done_until = max(done_until, m.end())
 
 
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
@@ -285,27 +321,44 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tupl
         return None
     s, e = m.span("value")
     value = m.group("value")
+    if before and before in "\"'`" and not m.group("q") and value.startswith(before):
+        return None  # "Password:" is a string: its quote closes it, no value opens (,rememberMeLabel:)
     quoted = value[:1] in "\"'`"
     if value.startswith('\\"'):
         s, e = s + 2, e - 2
     elif quoted:
         s, e = s + 1, e - 1
+    trimmed = False
     if not quoted:
-        e = s + len(_trim_closers(text[s:e]))
+        kept = len(_trim_closers(text[s:e]))
+        trimmed = kept < e - s and text[s + kept] in ")]}"
+        e = s + kept
     inner = text[s:e]
     scheme = _SCHEME_RE.match(inner)
     if scheme and quoted:
         s += scheme.end()
         inner = text[s:e]
-    e = min(e, s + MAX_VALUE_CHARS)
-    inner = inner[:MAX_VALUE_CHARS]
+        if scheme.group(0).startswith("Basic") and not _basic_has_password(inner):
+            return None  # Basic dXNlcg== is "user": a user name without a password
     if op.strip() == "," and not (quoted and m.group("q")) and not (
             not quoted and not m.group("q") and text[m.end():m.end() + 1] in ",\n\r"):
         return None  # only "name", "value" and CSV's name,value, (not a call's arguments)
+    if op.strip() == "," and trimmed:
+        return None  # (JWT, OAuth2, OAuth2-proxy): the last item of a list in code or prose
     if _SPACE_RE.search(inner):
         return None  # a phrase, not a secret
-    if not quoted and (_is_reference(inner) or inner[:1] in "([{"):
-        return None  # code: a reference (token = self._token) or an expression (pwd = (a, b))
+    if not quoted and (_is_reference(inner) or inner[:1] in "([{#" or _CODE_VALUE_RE.search(inner)):
+        return None  # code: a reference (token = self._token), an expression (pwd = (a, b)),
+        # a keyword argument (passwd, is_authenticated=False), a call (self).setUp()), a comment
+    if _NOT_SECRET_VALUE_RE.search(inner) or (kind != PASSWORD and _WORDS_RE.match(inner)):
+        return None  # a host:port, a format string, escaped bytes, HTML entities, dashed words
+    if op.strip() == "," and quoted and (_is_reference(inner) or _WORD_NUMBER_RE.match(inner) or is_placeholder(
+            text[name_start:m.start()].strip("\"'`") or "x") or not looks_random(inner, MIN_PASSWORD_LENGTH)):
+        return None  # a list of names ('HTTPPasswordMgr', 'HTTPPasswordMgrWithDefaultRealm', "urllib2")
+    if quoted and kind != PASSWORD and (_is_reference(inner) or _ENV_NAME_RE.match(inner)):
+        return None  # auth: "OneLogin_Saml2_Auth" (a type), "api_key": "AZURE_API_KEY" (a variable's name)
+    if quoted and kind == PASSWORD and _ENV_NAME_RE.match(inner):
+        return None  # "azure_password": "AZURE_PASSWORD"
     if op.strip() == "," and not quoted and not looks_random(inner):
         return None  # CSV's name,value, needs a random value
     if kind == PASSWORD:

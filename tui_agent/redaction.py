@@ -9,8 +9,11 @@ are idempotent: redacting twice gives the same text.
 
 Detectors (each a linear scan anchored on a cheap literal or keyword):
 
-- formats from :mod:`tui_agent.secret_rules` (one alternation);
-- PEM private key blocks, whole (``-----BEGIN … PRIVATE KEY-----`` to its END line);
+- formats from :mod:`tui_agent.secret_rules` (one alternation) and the maintained rule sets of
+  gitleaks and Nosey Parker (:mod:`tui_agent.rule_sets`; ``kind`` is the rule id, such as
+  ``noseyparker:np.dockerhub.1``);
+- PEM private key blocks, whole, whatever their length (``-----BEGIN … PRIVATE KEY-----`` to
+  its END line);
 - credentials in URLs (``scheme://user:password@host``: the password);
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
 - assignments whose name says secret (:mod:`tui_agent.assignments`), Kubernetes Secret data;
@@ -20,6 +23,7 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import threading
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping
 from urllib.parse import quote
 
-from tui_agent import secret_rules
+from tui_agent import rule_sets, secret_rules
 from tui_agent.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
 
 REDACTED = "[REDACTED]"
@@ -39,8 +43,6 @@ LOCATION_NAME_SUFFIXES = ("_DIR", "_PATH", "_FILE", "_HOME", "_URL", "_HOST", "_
 """…unless its name says it holds a location or a label (TIKTOKEN_CACHE_DIR, SSH_KEY_PATH)."""
 MIN_ENV_SECRET_LENGTH = 8
 """Shorter environment values are never masks (``OPENAI_API_KEY=ollama`` must not blank words)."""
-MAX_PEM_BLOCK_CHARS = 20_000
-"""How far after a BEGIN line an END line is looked for (a 16384-bit RSA key is ~12 KB)."""
 CURL_CONTEXT_CHARS = 2_000
 """``-u``/``--user`` counts as curl's flag when ``curl`` occurs this close before it."""
 
@@ -64,11 +66,26 @@ _PEM_BODY = re.compile(r"(?:\\[nr]|[A-Za-z0-9+/=\s:,\-])*")
 
 
 def _pem_spans(text: str) -> Iterator[Finding]:
+    """Each private key block, whole: from its BEGIN line to the first END line that follows
+    within the key body, or to the end of the body when no END line follows.
+
+    Linear: BEGIN and END lines are found in one pass each; the body after a BEGIN line is
+    matched once per run of body characters (a BEGIN inside a body already matched reuses its
+    end), and BEGIN lines inside a block already masked are skipped.
+    """
     if "PRIVATE KEY" not in text:
         return
+    end_lines = [(m.start(), m.end()) for m in _PEM_END.finditer(text)]
+    end_starts = [start for start, _ in end_lines]
+    masked_until = body_start = body_end = -1
     for m in _PEM_BEGIN.finditer(text):
-        end = _PEM_END.search(text, m.end(), m.end() + MAX_PEM_BLOCK_CHARS)
-        stop = end.end() if end else _PEM_BODY.match(text, m.end(), m.end() + MAX_PEM_BLOCK_CHARS).end()
+        if m.start() < masked_until:
+            continue
+        if not body_start <= m.end() <= body_end:
+            body_start, body_end = m.end(), _PEM_BODY.match(text, m.end()).end()
+        i = bisect.bisect_left(end_starts, m.end())
+        stop = end_lines[i][1] if i < len(end_lines) and end_starts[i] <= body_end else body_end
+        masked_until = stop
         yield Finding(m.start(), stop, "private-key-block")
 
 
@@ -83,22 +100,29 @@ def _url_spans(text: str) -> Iterator[Finding]:
     if "://" not in text:
         return
     for m in _URL_CREDENTIALS.finditer(text):
-        if m.start() and text[m.start() - 1] in _SCHEME_CHARS and not is_placeholder(m.group("pw")):
+        pw = m.group("pw")
+        if m.start() and text[m.start() - 1] in _SCHEME_CHARS and not is_placeholder(pw) and pw.lower() not in _WEAK_PASSWORDS:
             yield Finding(*m.span("pw"), "url-password")
 
 
 _CURL_USER = re.compile(
     r"(?<![\w-])(?:-u|--user)(?:[ \t]*=[ \t]*|[ \t]+)"
-    r"(?P<cred>\"[^\"\n]*\"(?::\"[^\"\n]*\")?|'[^'\n]*'|[^\s'\":]*:(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]*))"
+    r"(?P<cred>\"[^\"\n]*\"(?::\"[^\"\n]*\")?|'[^'\n]*'|[^\s'\":]{0,256}:(?:'[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]*))"
 )
-_WEAK_CURL_PASSWORDS = frozenset({"pass", "password", "pwd", "test", "token", "secret", "changeme", "changeit"})
+_CURL_WORD = re.compile("curl")
+# Linear: a try at a flag reads a user of at most 256 characters; a quoted part ends at the next
+# quote, which the next flag's quote would be; a match is consumed whole by finditer.
+_WEAK_PASSWORDS = frozenset({"pass", "password", "pwd", "test", "token", "secret", "changeme", "changeit"})
+"""Words that stand for a password in examples (``http://user:pass@host/``, ``curl -u test:test``)."""
 
 
 def _curl_spans(text: str) -> Iterator[Finding]:
     if "curl" not in text:
         return
+    curls = [m.start() for m in _CURL_WORD.finditer(text)]
     for m in _CURL_USER.finditer(text):
-        if "curl" not in text[max(0, m.start() - CURL_CONTEXT_CHARS):m.start()]:
+        i = bisect.bisect_left(curls, m.start()) - 1  # the last "curl" before the flag
+        if i < 0 or m.start() - curls[i] > CURL_CONTEXT_CHARS:
             continue
         part = _curl_secret_part(text, *m.span("cred"))
         if part:
@@ -123,7 +147,7 @@ def _curl_secret_part(text: str, start: int, end: int) -> tuple[int, int] | None
         if text[s:e][:1] in "\"'" and e - s >= 2 and text[e - 1] == text[s]:
             s, e = s + 1, e - 1
         value = text[s:e]
-        if value and not is_placeholder(value) and value.lower() not in _WEAK_CURL_PASSWORDS and len(set(value)) > 3:
+        if value and not is_placeholder(value) and value.lower() not in _WEAK_PASSWORDS and len(set(value)) > 3:
             return s, e
         if span is pw and value:
             return None  # a placeholder password: the user is not the secret either
@@ -148,6 +172,8 @@ def _unquoted_colon(cred: str) -> int:
 def _format_spans(text: str) -> Iterator[Finding]:
     for start, end, name in secret_rules.scan(text):
         yield Finding(start, end, name)
+    for start, end, rule_id in rule_sets.scan(text):
+        yield Finding(start, end, rule_id)
 
 
 # --- environment values -----------------------------------------------------------------------

@@ -164,6 +164,11 @@ least this length are searched (prose is mostly shorter words; skipping them is 
 speed)."""
 
 
+MAX_TOKEN_CHARS = 4_096
+"""A format is tried on at most this many characters from its prefix, so each try costs at most
+this much; a match that fills the window is masked to the end of its whitespace-free run."""
+
+
 class _Format:
     __slots__ = ("name", "regex", "min_len")
 
@@ -238,18 +243,35 @@ def candidate_runs(text: str) -> list[tuple[int, int]]:
 
 
 def scan(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, format name) of each plausible credential; (start, end) is the part to mask."""
+    """(start, end, format name) of each plausible credential; (start, end) is the part to mask.
+
+    Linear in ``text``: runs are found in one pass; in a run, the prefix finder is one pass and
+    each prefix tried costs at most MAX_TOKEN_CHARS (every format is bounded by that window, and
+    lookarounds look at most a character past it); prefixes inside a token already matched are
+    skipped. Anchored formats (no literal prefix) have bounded repetitions only, so ``finditer``
+    costs a bounded amount per position.
+    """
     finder, by_first, anchored = _tables()
     found: list[tuple[int, int, str]] = []
     for run_start, run_end in candidate_runs(text):
+        read_until = run_start  # prefixes inside a token already matched are not tried again
         for hit in finder.finditer(text, run_start, run_end):
             pos = hit.start()
+            if pos < read_until:
+                continue
+            window = min(run_end, pos + MAX_TOKEN_CHARS)
             for prefix, fmt in by_first.get(text[pos], ()):
                 if not text.startswith(prefix, pos):
                     continue
-                m = fmt.regex.match(text, pos)
-                if m and plausible(fmt.name, m.group(0)):
-                    found.append((*_secret_span(m), fmt.name))
+                m = fmt.regex.match(text, pos, window)
+                if m is None:
+                    continue
+                read_until = m.end()
+                if plausible(fmt.name, m.group(0)):
+                    start, end = _secret_span(m)
+                    if end == window < run_end:  # longer than the window: the rest of the run too
+                        end = read_until = run_end
+                    found.append((start, end, fmt.name))
                     break
         run = text[run_start:run_end]
         for anchor, fmt in anchored:

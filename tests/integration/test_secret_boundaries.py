@@ -27,6 +27,11 @@ SECRETS = {
     "assignment": "Tr0ub4dor&3xKq9!",
     "pem body": "MIIEowIBAAKCAQEA7bq98zLx4nN2gYb4t1vQ3kRzW8pFy6sJd0cHm5XoPq2eLiUa",
     "bearer": "a8F3kL0pQ7zX2mN9vB4cR6tY1uW5eS3dG8hJ0kL2",
+    # formats taken from the vendored rule sets (Nosey Parker, gitleaks) and the supplement
+    "docker hub": "dckr_pat_hc8VxYclixyTr2rDFsa2rqzkP3Y",
+    "pinecone": "pcsk_7Gq2Rt_" + "Zm4Xv8Lp2Nc6Bw0Jd3Hf5Ks9Qt1Yr7Ue4Ia2Ox6Pl8Mn0Bv3Cx5Zs7Dq9Fw1Gh3Jk5Lt7Ry9"[:63],
+    # a value longer than any cut: masked whole
+    "long base64 key": "TUlJRXZnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NCS2d3Z2dTa0FnRUFBb0lCQVFD" * 40,
 }
 CONTROLS = ["\x9b", "\x9d", "\x85", "\x7f", "\x1b", "\u202e"]
 
@@ -61,7 +66,8 @@ def test_every_credential_family_is_redacted_at_every_boundary(tmp_path, chat_se
               "</answer>"),
     )
     question = (f"Our keys {SECRETS['aws key id']} and\naws_secret_access_key={SECRETS['aws secret']} and "
-                f"{SECRETS['github']} leaked: which rotation steps does the ops page list?")
+                f"{SECRETS['github']} leaked, with {SECRETS['docker hub']}, {SECRETS['pinecone']} and\n"
+                f"PRIVATE_KEY_B64={SECRETS['long base64 key']}\n: which rotation steps does the ops page list?")
     env = isolated_env(tmp_path)
     run = cli("run", question, "--yes", "--json", "--model", "openai/test-model", "--api-base", chat_server.base_url,
               "--search-backend", "searxng", "--searxng-url", searx_server.url, "--allow-private-urls", "--no-extract",

@@ -254,9 +254,9 @@ def test_redact_is_idempotent():
     assert all(s not in once for s in FORMATS.values())
 
 
-def test_find_secrets_names_the_detector():
+def test_find_secrets_names_the_detector_and_the_vendored_rule():
     kinds = {f.kind for f in redaction.find_secrets(f"ghp_{body(36)} and password = '{SECRET}'", {})}
-    assert kinds == {"github-token", "assignment-password"}
+    assert kinds == {"github-token", "gitleaks:github-pat", "noseyparker:np.github.1", "assignment-password"}
 
 
 # --- environment values -----------------------------------------------------------------------
@@ -305,3 +305,4 @@ def test_redact_leaves_values_of_location_variables_alone():
            "REAL_API_KEY": "abcdef123456"}
     text = "paths /opt/tokenizers/cache2 and /home/me/.ssh/id_ed25519, key abcdef123456"
     assert redact(text, env) == f"paths /opt/tokenizers/cache2 and /home/me/.ssh/id_ed25519, key {REDACTED}"
+

@@ -1,0 +1,359 @@
+"""Maintained secret-scanning rule sets, vendored as data and run with RE2 (linear time).
+
+The credential formats of providers are a closed, documented set that public scanners maintain;
+this module loads theirs instead of keeping a hand-written copy:
+
+- ``secret_rule_data/gitleaks.toml``: gitleaks' default configuration (MIT, see
+  ``LICENSE.gitleaks``), verbatim;
+- ``secret_rule_data/noseyparker/*.yml``: Nosey Parker's built-in rules (Apache-2.0, see
+  ``LICENSE.noseyparker`` and ``NOTICE.noseyparker``), verbatim; only the rules of its
+  ``default`` ruleset (``rulesets-default.yml.txt``: the high-precision ones) are used;
+- ``secret_rule_data/supplement.toml``: a few formats neither set has yet, in gitleaks' format,
+  each with the provider documentation it follows.
+
+Every rule keeps its id (``gitleaks:github-pat``, ``noseyparker:np.dockerhub.1``) so a finding says
+which rule hit. Rules are compiled with ``google-re2`` (RE2 is the Go syntax gitleaks writes its
+rules in; matching is guaranteed linear in the input). One :class:`re2.Set` pass over the text
+says which rules match at all; only those are run with ``finditer`` (one more pass each), so the
+cost is linear in the text for any input.
+
+What a rule reports is checked like the rule set does (the rule's ``entropy`` threshold, its
+allowlist regexes and stopwords, gitleaks' global allowlist), plus :func:`uniform`: a body of
+few distinct characters is a placeholder (``ghp_xxxx…``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import tomllib
+from collections import Counter
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from importlib import resources
+from typing import Iterator
+
+import re2
+import yaml
+
+from tui_agent.assignments import is_placeholder
+
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
+
+DATA_DIR = "secret_rule_data"
+"""The vendored rule files, package data of tui_agent."""
+EXCLUDED_RULES = frozenset({
+    # gitleaks' catch-all keyword rule: any value next to "key", "token", "secret", … (assignments
+    # are handled with code-aware checks in tui_agent.assignments instead).
+    "gitleaks:generic-api-key",
+    # Nosey Parker's generic rules: keyword + value shapes that mask code (serializer=SERIALIZER)
+    # and are covered by tui_agent.assignments.
+    *(f"noseyparker:np.generic.{i}" for i in range(1, 17)),
+    # Not secrets to mask in a research assistant's text: the basic-auth rule of a URL is in
+    # redaction.py (keeps scheme, user and host); PEM blocks likewise (whole block, any length).
+    "noseyparker:np.http.1", "noseyparker:np.uri.1", "noseyparker:np.uri.2", "noseyparker:np.uri.3",
+    "noseyparker:np.pem.1", "gitleaks:private-key",
+    # curl -u user:password: redaction.py masks the password and keeps the user.
+    "gitleaks:curl-auth-user",
+})
+"""Rules not used (by id), each for the reason given."""
+SECRET_GROUPS = {
+    "np.auth0.1": (2, 3), "np.aws.6": (2,), "np.azure.1": (2,), "np.azure.2": (3,), "np.blynk.8": (2,),
+    "np.blynk.9": (2,), "np.gitalk.1": (2,), "np.google.6": (2,), "np.gradle.1": (2,), "np.kubernetes.2": (2,),
+    "np.mongodb.1": (2,), "np.netrc.1": (3,), "np.odbc.1": (2,), "np.phpmailer.1": (3,), "np.postgres.1": (2,),
+    "np.psexec.1": (2,), "np.vmware.1": (2,),
+}
+"""Nosey Parker reports every capture group of a rule; of its rules that capture a user, host or
+client id besides the secret, the groups that hold the secret (the others stay readable)."""
+KEYWORD_WINDOW = 200
+"""A gitleaks rule with keywords counts a match only when one of them occurs in it or this many
+characters around it (gitleaks asks for them in the scanned file; a 40-hex commit hash is not a
+Sourcegraph token unless "sourcegraph" or "sgp_" is near)."""
+MIN_SECRET_CHARS = 6
+"""A reported secret shorter than this (quotes and backslashes aside) is not masked."""
+MIN_DISTINCT_SECRET_CHARS = 6
+"""A reported secret with fewer distinct characters (in its last three quarters) is a placeholder."""
+MAX_RULE_MEMORY = 64 << 20
+"""Memory RE2 may use for the DFA of the set of all rules (bytes)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One vendored rule: ``id`` is ``source:rule-id``; ``groups`` are the capture groups whose
+    text is the secret (empty: the whole match)."""
+
+    id: str
+    pattern: str
+    groups: tuple[int, ...]
+    entropy: float = 0.0
+    allow: tuple[str, ...] = ()
+    allow_match: tuple[str, ...] = ()
+    stopwords: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def _read(name: str) -> str:
+    return _data().joinpath(name).read_text(encoding="utf-8")
+
+
+def _data():
+    return resources.files("tui_agent").joinpath(DATA_DIR)
+
+
+def _gitleaks_rules(name: str, source: str) -> tuple[list[Rule], tuple[str, ...], tuple[str, ...]]:
+    """(rules, global allowlist regexes, global stopwords) of a gitleaks-format TOML file."""
+    config = tomllib.loads(_read(name))
+    rules = []
+    for r in config.get("rules", []):
+        if "regex" not in r or "path" in r:
+            continue  # a rule for files of one name (*.tf, nuget.config): text has no file name
+        allow, allow_match, stop = [], [], []
+        for a in r.get("allowlists", []) + ([r["allowlist"]] if "allowlist" in r else []):
+            if a.get("paths") and (a.get("condition") == "AND" or not (a.get("regexes") or a.get("stopwords"))):
+                continue  # about file paths, which text has none of
+            target = allow_match if a.get("regexTarget") in ("match", "line") else allow
+            target.extend(a.get("regexes", []))
+            stop.extend(w.lower() for w in a.get("stopwords", []))
+        group = int(r.get("secretGroup", 0))
+        rules.append(Rule(f"{source}:{r['id']}", r["regex"], (group,) if group else (), float(r.get("entropy", 0)),
+                          tuple(allow), tuple(allow_match), tuple(stop), tuple(k.lower() for k in r.get("keywords", []))))
+    glob = config.get("allowlist", {})
+    return rules, tuple(glob.get("regexes", [])), tuple(w.lower() for w in glob.get("stopwords", []))
+
+
+def _noseyparker_rules() -> list[Rule]:
+    default = yaml.load(_read("noseyparker/rulesets-default.yml.txt"), Loader=_YAML_LOADER)["rulesets"][0]["include_rule_ids"]
+    wanted = set(default)
+    rules = []
+    for entry in sorted(_data().joinpath("noseyparker").iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith(".yml"):
+            continue
+        for r in yaml.load(entry.read_text(encoding="utf-8"), Loader=_YAML_LOADER).get("rules", []):
+            if r["id"] in wanted:
+                rules.append(Rule(f"noseyparker:{r['id']}", r["pattern"], SECRET_GROUPS.get(r["id"], (-1,))))
+    return rules
+
+
+_REPEAT_OVER_1000 = re.compile(r"\{(\d+),\d{4,}\}")  # RE2 counts to 1000: {20,1024} becomes {20,}
+
+
+def re2_pattern(pattern: str) -> str:
+    """A vendored rule's pattern as RE2 compiles it (verbose syntax compacted, long counts opened)."""
+    return _REPEAT_OVER_1000.sub(r"{\1,}", compact_verbose(pattern))
+
+
+_ESCAPES_ONLY = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4})+$")  # '\xa1\xa2' in a test
+_SNAKE_WORDS = re.compile(r"[a-z]+(?:_[a-z]+){2,}$")  # configured_client_secret: a variable, not its value
+_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
+
+
+def compact_verbose(pattern: str) -> str:
+    """A Nosey Parker pattern (Rust syntax, often ``(?x)`` with ``#`` and ``(?# …)`` comments) in
+    RE2 syntax: comments and insignificant whitespace removed, escaped spaces kept as ``\\x20``."""
+    verbose = False
+
+    def strip_x(m: re.Match[str]) -> str:
+        nonlocal verbose
+        flags = m.group(1)
+        if "x" in flags:
+            verbose = True
+            flags = flags.replace("x", "")
+        return f"(?{flags})" if flags else ""
+
+    pattern = _FLAGS.sub(strip_x, pattern)
+    out, i, n, in_class = [], 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            out.append(r"\x20" if nxt == " " else "\\" + nxt)
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]" or (out and out[-1] == "[")
+            out.append(c)
+        elif pattern.startswith("(?#", i):
+            i = pattern.index(")", i)
+        elif verbose and c == "#":
+            j = pattern.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif verbose and c.isspace():
+            pass
+        else:
+            if c == "[":
+                in_class = True
+                if pattern.startswith("[^]", i) or pattern.startswith("[]", i):
+                    out.append(pattern[i:i + 2 + (pattern[i + 1] == "^")])
+                    i += 2 + (pattern[i + 1] == "^")
+                    continue
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
+_SKIPPED: list[str] = []
+"""Ids of rules RE2 could not compile (none in the vendored sets; for future updates)."""
+
+
+@dataclass
+class _Compiled:
+    rules: list[Rule]
+    regexes: list
+    allow: list[list]
+    allow_match: list[list]
+    global_allow: list
+    global_stopwords: tuple[str, ...]
+    rule_set: object
+
+
+_compile_lock = threading.Lock()
+
+
+def compiled() -> _Compiled:
+    """All rules compiled once (a few hundred RE2 programs and one filter over them, about a
+    second): the first caller compiles, concurrent first callers wait for it."""
+    with _compile_lock:
+        return _compiled()
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> _Compiled:
+    gl, g_allow, g_stop = _gitleaks_rules("gitleaks.toml", "gitleaks")
+    sup, _, _ = _gitleaks_rules("supplement.toml", "tui-agent")
+    options = re2.Options()
+    options.max_mem = MAX_RULE_MEMORY
+    options.log_errors = False
+    rules = []
+    rule_set = re2.Filter()
+    for rule in gl + _noseyparker_rules() + sup:
+        if rule.id in EXCLUDED_RULES:
+            continue
+        rule = replace(rule, pattern=re2_pattern(rule.pattern))
+        try:
+            rule_set.Add(rule.pattern, options)
+        except re2.error:
+            _SKIPPED.append(rule.id)
+            continue
+        rules.append(rule)
+    rule_set.Compile()
+    regexes = [rule_set.re(i) for i in range(len(rules))]  # the filter's own compiled programs
+    allow = [[re2.compile(a) for a in r.allow] for r in rules]
+    allow_match = [[re2.compile(a) for a in r.allow_match] for r in rules]
+    return _Compiled(rules, regexes, allow, allow_match, [re2.compile(a) for a in g_allow], g_stop, rule_set)
+
+
+# --- scanning ---------------------------------------------------------------------------------
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+def uniform(secret: str) -> bool:
+    """Too few distinct characters to be generated (``xxxx…``, ``0000…``, ``abcabc…``)."""
+    body = secret[len(secret) // 4:]
+    return len(set(body)) < min(MIN_DISTINCT_SECRET_CHARS, max(2, len(body) // 3))
+
+
+CHUNK_CHARS = 16_384
+"""Text is scanned in pieces of about this many characters: the filter's literal pass says which
+rules can match in each piece, and only those run there (a rule whose literal occurs once in a
+megabyte runs on one piece, not the megabyte)."""
+CHUNK_OVERLAP = 4_096
+"""Consecutive pieces share this many characters, so a secret across a boundary is whole in one."""
+BOUNDARY_SEARCH = 256
+"""A piece starts and ends at whitespace found within this many characters of its nominal edge."""
+
+
+def chunks(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of overlapping pieces covering ``text``, cut at whitespace where possible."""
+    n = len(text)
+    start = 0
+    while True:
+        end = n if n - start <= CHUNK_CHARS else _at_space(text, start + CHUNK_CHARS)
+        yield start, end
+        if end >= n:
+            return
+        start = max(start + 1, _at_space(text, end - CHUNK_OVERLAP))
+
+
+def _at_space(text: str, pos: int) -> int:
+    for sep in ("\n", " "):
+        i = text.find(sep, pos, pos + BOUNDARY_SEARCH)
+        if i >= 0:
+            return i + 1
+    return pos
+
+
+def scan(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, rule id) of each secret a vendored rule finds in ``text``.
+
+    Linear: the pieces overlap by a fixed share, so each character is in at most two; in each,
+    the filter's literal pass (RE2 set) and each rule it lets through (RE2) are linear in the
+    piece, and the number of rules is fixed.
+    """
+    if len(text) < 8:
+        return
+    c = compiled()
+    seen: set[tuple[int, int, str]] = set()
+    for offset, stop in chunks(text):
+        piece = text[offset:stop]
+        candidates = c.rule_set.Match(piece, potential=True)
+        lowered = piece.lower() if candidates else ""
+        for index in sorted(candidates or ()):
+            rule, rx = c.rules[index], c.regexes[index]
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue  # gitleaks asks for one of the rule's keywords: none in this piece
+            for m in rx.finditer(piece):
+                if rule.keywords and not _keyword_near(piece, m.start(), m.end(), rule.keywords):
+                    continue
+                for start, end in _secret_spans(m, rule):
+                    if end - start >= 2 and piece[start] in "\"'`" and piece[end - 1] == piece[start]:
+                        start, end = start + 1, end - 1
+                    found = (offset + start, offset + end, rule.id)
+                    if found in seen or _allowed(c, index, piece[start:end], m.group(0)):
+                        continue
+                    seen.add(found)
+                    yield found
+
+
+def _keyword_near(text: str, start: int, end: int, keywords: tuple[str, ...]) -> bool:
+    window = text[max(0, start - KEYWORD_WINDOW):end + KEYWORD_WINDOW].lower()
+    return any(k in window for k in keywords)
+
+
+def _secret_spans(m, rule: Rule) -> list[tuple[int, int]]:
+    if not rule.groups:
+        # gitleaks: without a secretGroup the first non-empty group is the secret, else the match
+        for g in range(1, (m.re.groups or 0) + 1):
+            if m.group(g):
+                return [m.span(g)]
+        return [m.span()]
+    if rule.groups == (-1,):  # Nosey Parker: every capture group is reported
+        spans = [m.span(g) for g in range(1, (m.re.groups or 0) + 1) if m.group(g)]
+        return spans or [m.span()]
+    return [m.span(g) for g in rule.groups if m.group(g)]
+
+
+def _allowed(c: _Compiled, index: int, secret: str, match: str) -> bool:
+    """The rule set's own allowlists, its entropy threshold, and placeholders."""
+    rule = c.rules[index]
+    core = secret.strip("\\\"'` ")
+    if (len(core) < MIN_SECRET_CHARS or uniform(core) or is_placeholder(core) or _ESCAPES_ONLY.match(core)
+            or _SNAKE_WORDS.match(core)):
+        return True
+    if rule.entropy and entropy(secret) < rule.entropy:
+        return True
+    lower = secret.lower()
+    if any(w in lower for w in rule.stopwords) or any(w in lower for w in c.global_stopwords if len(w) > 3):
+        return True
+    if any(a.search(secret) for a in c.allow[index]) or any(a.search(match) for a in c.allow_match[index]):
+        return True
+    return any(a.search(secret) for a in c.global_allow)
