@@ -13,8 +13,8 @@
 - :func:`cap_tokens` cuts to a token budget with a note saying how much was cut.
 
 :func:`clean_observation` chains strip_controls → redact → escape_tags → cap_tokens. All of it is
-linear-time work (regexes anchored on literals, no nested quantifiers); a 1 MB page takes tens of
-milliseconds (benchmarks/bench_redaction.py).
+linear-time work (regexes anchored on literals, no nested quantifiers, bounded windows); escape_tags takes about 0.1 s per MB of prose and under 2.5 s per MB of the most
+hostile text measured (benchmarks/bench_escape.py, benchmarks/bench_redaction.py).
 """
 
 from __future__ import annotations
@@ -136,18 +136,28 @@ _INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
 TAG_CHARS_RE = re.compile("[\U000e0000-\U000e007f]")
 # Characters NFKC folds into "<", "[" and "=" (fullwidth and small forms).
 _LT, _LBRACKET, _EQ = "<\ufe64\uff1c", "\\[\ufe47\uff3b", "=\u207c\u208c\ufe66\uff1d"
-# A candidate: one opening character and what follows it on the line, up to the next opener (bounded,
-# so the work stays linear). Only a candidate whose normalised text is a tag or token is touched.
+_ANGLE_BODY = (r"\s*/?\s*(?:(?:" + "|".join(PROTOCOL_TAGS) + r")(?![\w-])|(?:" + "|".join(TEMPLATE_TAGS) + r")\s*>)"
+               r"|\|[^|\n]{1,48}\|\s*>")
+_BRACKET_BODY = r"\s*/?\s*(?:" + "|".join(TEMPLATE_BRACKETS) + r")\s*\]"
+_MARKER_BODY = r"=+\s*(?:" + "|".join(m.replace(" ", r"\s*") for m in PROMPT_MARKERS) + r")\s*=+"
+# Plain ASCII spellings: one pass each, like any regex anchored on a literal.
+_ASCII_ANGLE = re.compile(f"<(?={_ANGLE_BODY})", re.IGNORECASE)
+_ASCII_BRACKET = re.compile(f"\\[(?=\\s*/?\\s*[a-z])(?={_BRACKET_BODY})", re.IGNORECASE)
+# Starts only where a run of "=" does (the literal first lets the scan skip ahead).
+_ASCII_MARKER = re.compile("=(?<!==)=*" + _MARKER_BODY.removeprefix("=+"), re.IGNORECASE)
+# Look-alikes, looked for only in text that is not ASCII: a fullwidth or small-form opener, or an ASCII
+# one with a non-ASCII character close after it. Each candidate is judged on its NFKC form without
+# invisible characters; the window is bounded, so the work stays linear.
 _WINDOW = 72
-_CANDIDATE_RE = re.compile(f"([{_LT}{_LBRACKET}])([^\n{_LT}{_LBRACKET}]{{0,{_WINDOW}}})")
-_FORGED_ANGLE = re.compile(
-    r"\s*/?\s*(?:(?:" + "|".join(PROTOCOL_TAGS) + r")(?![\w-])|(?:" + "|".join(TEMPLATE_TAGS) + r")\s*>)"
-    r"|\|[^|\n]{1,48}\|\s*>",
-    re.IGNORECASE)
-_FORGED_BRACKET = re.compile(r"\s*/?\s*(?:" + "|".join(TEMPLATE_BRACKETS) + r")\s*\]", re.IGNORECASE)
-_MARKER_CANDIDATE_RE = re.compile(f"(?:[{_EQ}][{_INVISIBLE}]*)+[^\n{_EQ}]{{1,60}}(?:[{_EQ}][{_INVISIBLE}]*)+")
-_MARKER = re.compile(r"=+\s*(?:" + "|".join(m.replace(" ", r"\s*") for m in PROMPT_MARKERS) + r")\s*=+$",
-                     re.IGNORECASE)
+_CANDIDATE_RE = re.compile(f"(?:[\ufe64\uff1c\ufe47\uff3b]|[<\\[](?=[^\n<\\[]{{0,{_WINDOW}}}?[^\\x00-\\x7f]))"
+                           f"[^\n{_LT}{_LBRACKET}]{{0,{_WINDOW}}}")
+_FORGED_ANGLE = re.compile(_ANGLE_BODY, re.IGNORECASE)
+_FORGED_BRACKET = re.compile(_BRACKET_BODY, re.IGNORECASE)
+_MARKER_CANDIDATE_RE = re.compile(f"(?<![{_EQ}{_INVISIBLE}])(?:[{_EQ}][{_INVISIBLE}]*)++[^\n{_EQ}]{{1,60}}"
+                                  f"(?:[{_EQ}][{_INVISIBLE}]*)++")
+_MARKER = re.compile(_MARKER_BODY + "$", re.IGNORECASE)
+_OPENERS_RE = re.compile(f"[{_LT}{_LBRACKET}]")
+_EQ_RE = re.compile(f"[{_EQ}]")
 
 
 def normalise(text: str) -> str:
@@ -160,7 +170,7 @@ def normalise(text: str) -> str:
 
 
 def _escape_candidate(m: re.Match) -> str:
-    opener, window = m.group(1), m.group(2)
+    opener, window = m.group(0)[0], m.group(0)[1:]
     folded = normalise(window)
     if opener == "<" or normalise(opener) == "<":
         forged = _FORGED_ANGLE.match(folded)
@@ -171,11 +181,12 @@ def _escape_candidate(m: re.Match) -> str:
     if not forged:
         return m.group(0)
     # Escape the opener; inside the tag's own span the invisible characters go too.
-    head = len(window)
-    for end in range(len(window) + 1):
-        if len(normalise(window[:end])) >= forged.end():
-            head = end
+    head, seen = len(window), 0
+    for i, ch in enumerate(window):
+        if seen >= forged.end():
+            head = i
             break
+        seen += len(normalise(ch))
     return escaped + _INVISIBLE_RE.sub("", window[:head]) + window[head:]
 
 
@@ -204,10 +215,20 @@ def escape_tags(text: str) -> str:
     """
     if not text:
         return text
-    if TAG_CHARS_RE.search(text):
-        text = TAG_CHARS_RE.sub("", text)
-    text = _CANDIDATE_RE.sub(_escape_candidate, text)
-    return _MARKER_CANDIDATE_RE.sub(_neutralise_marker, text)
+    if not text.isascii():
+        if TAG_CHARS_RE.search(text):
+            text = TAG_CHARS_RE.sub("", text)
+        if _OPENERS_RE.search(text):
+            text = _CANDIDATE_RE.sub(_escape_candidate, text)
+        if _EQ_RE.search(text):
+            text = _MARKER_CANDIDATE_RE.sub(_neutralise_marker, text)
+    if "<" in text:
+        text = _ASCII_ANGLE.sub("&lt;", text)
+    if "[" in text:
+        text = _ASCII_BRACKET.sub("&#91;", text)
+    if "=" in text:
+        text = _ASCII_MARKER.sub(_neutralise_marker, text)
+    return text
 
 
 # --- size -------------------------------------------------------------------------------------
