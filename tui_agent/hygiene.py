@@ -13,8 +13,9 @@
 - :func:`cap_tokens` cuts to a token budget with a note saying how much was cut.
 
 :func:`clean_observation` chains strip_controls → redact → escape_tags → cap_tokens. All of it is
-linear-time work (regexes anchored on literals, no nested quantifiers, bounded windows); escape_tags takes about 0.1 s per MB of prose and under 2.5 s per MB of the most
-hostile text measured (benchmarks/bench_escape.py, benchmarks/bench_redaction.py).
+linear-time work (regexes anchored on literals, no nested quantifiers, bounded windows); escape_tags
+takes about 0.1 s per MB of prose and under 2.5 s per MB of the most hostile text measured
+(benchmarks/bench_escape.py, benchmarks/bench_redaction.py).
 """
 
 from __future__ import annotations
