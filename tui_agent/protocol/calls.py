@@ -269,7 +269,7 @@ def _function_tag_call(name: str, body: str, raw: str, tools: ToolSet) -> Parsed
     if tools.unknown(name):
         return _unknown(name, raw, tools, None, notes)
     real = tools.resolve(name) or name
-    text = body.strip()
+    text, error = body.strip(), ""
     if not text:
         objs: list[Any] | None = [{}]
     else:
