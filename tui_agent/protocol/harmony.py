@@ -1,7 +1,8 @@
 """gpt-oss "harmony" text that reached the content because the server did not parse it.
 
 ``<|channel|>analysis<|message|>…<|end|>`` is reasoning, ``<|channel|>final<|message|>…`` the answer,
-``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`` a tool call. The
+``<|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{…}<|call|>`` a tool call; a
+server that decodes the special tokens to nothing leaves "analysis…assistantfinal…", read alike. The
 reasoning is read as thought and a final channel as the answer; a harmony tool call is not run (it is
 named in the correction, like the other foreign formats).
 """
@@ -18,6 +19,8 @@ _SEGMENT = re.compile(
     re.S,
 )
 _RECIPIENT = re.compile(r"\bto=(?:functions\.)?([A-Za-z_][\w.\-]*)")
+# The same with the special tokens decoded to nothing by the server: "analysis…assistantfinal…".
+_BARE = re.compile(r"^\s*analysis(?P<analysis>.*?)assistantfinal(?P<final>.*)$", re.S)
 _NOISE = re.compile(r"<\|start\|>\s*assistant|<\|start\|>|<\|end\|>|<\|return\|>|<\|call\|>")
 
 
@@ -31,7 +34,10 @@ class Harmony:
 def read_harmony(text: str) -> Harmony | None:
     """The harmony segments of ``text``, or None when it holds none."""
     if not CHANNEL.search(text):
-        return None
+        bare = _BARE.match(text)
+        if bare is None:
+            return None
+        return Harmony(thought=bare.group("analysis").strip(), final=bare.group("final").strip())
     found = Harmony()
     thoughts: list[str] = []
     any_segment = False
