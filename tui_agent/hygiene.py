@@ -3,17 +3,19 @@
 - :func:`strip_controls` removes terminal escapes (CSI, OSC, DCS, …), C0 controls (except tab and
   newline; a carriage return becomes a newline), C1 controls (U+0080–U+009F) and DEL.
 - :func:`terminal_safe` is strip_controls plus the bidirectional embeddings, overrides and
-  isolates, for text that reaches a terminal.
+  isolates and the Unicode tag characters, for text that reaches a terminal.
 - :func:`redact` (from :mod:`tui_agent.redaction`) replaces secrets with ``[REDACTED]``.
 - :func:`scrub` copies a JSON-able structure with every string (keys too) stripped and redacted,
   for what is written as JSON.
-- :func:`escape_tags` neutralises the protocol tags so page text can never close a
-  ``<tool_response>`` block or forge an ``<answer>``.
+- :func:`escape_tags` neutralises the protocol tags, chat-template tokens and the extraction
+  prompt's page markers, look-alikes included (NFKC, invisible characters), so page text can never
+  close a ``<tool_response>`` block, forge an ``<answer>`` or end the model's turn.
 - :func:`cap_tokens` cuts to a token budget with a note saying how much was cut.
 
 :func:`clean_observation` chains strip_controls → redact → escape_tags → cap_tokens. All of it is
-linear-time work (regexes anchored on literals, no nested quantifiers); a 1 MB page takes tens of
-milliseconds (benchmarks/bench_redaction.py).
+linear-time work (regexes anchored on literals, no nested quantifiers, bounded windows); escape_tags
+takes about 0.1 s per MB of prose and under 2.5 s per MB of the most hostile text measured
+(benchmarks/bench_escape.py, benchmarks/bench_redaction.py).
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ def strip_controls(text: str) -> str:
 # place its punctuation. Line and paragraph separators (U+2028, U+2029) become newlines, the way
 # a reader would see them.
 BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_TERMINAL_TABLE = {ord(c): None for c in BIDI_CONTROLS} | {0x2028: "\n", 0x2029: "\n"}
-_TERMINAL_RE = re.compile("[" + BIDI_CONTROLS + "\u2028\u2029]")
+# Unicode tag characters (U+E0000–E007F) are invisible and can smuggle text past a reader: removed.
+_TERMINAL_TABLE = ({ord(c): None for c in BIDI_CONTROLS} | {0x2028: "\n", 0x2029: "\n"}
+                   | {c: None for c in range(0xE0000, 0xE0080)})
+_TERMINAL_RE = re.compile("[" + BIDI_CONTROLS + "\u2028\u2029\U000e0000-\U000e007f]")
 
 
 def terminal_safe(text: str) -> str:
@@ -111,25 +115,121 @@ def scrub(obj: Any, environ: Mapping[str, str] | None = None, *, terminal: bool 
     return walk(obj)
 
 
-# --- protocol tags ----------------------------------------------------------------------------
+# --- protocol tags, chat-template tokens, prompt markers ------------------------------------------
 
-PROTOCOL_TAGS = ("think", "tool_call", "tool_response", "answer")
-# "<", optional spaces, optional "/", optional spaces, a tag name not followed by a name char:
-# catches <answer>, </ANSWER>, </ tool_response >, <answer foo="x">, <think/>.
-_TAG_RE = re.compile(
-    r"<(?=\s*/?\s*(?:" + "|".join(PROTOCOL_TAGS) + r")(?![\w-]))",
-    re.IGNORECASE,
-)
+PROTOCOL_TAGS = ("think", "thinking", "tool_call", "tool_response", "answer")
+# Chat-template tokens written as tags: a server that tokenizes them as special tokens would end
+# the turn or open a new one (<|im_end|>, <|eot_id|>, <|channel|>, <｜User｜> all fall under <|…|>).
+TEMPLATE_TAGS = ("start_of_turn", "end_of_turn", "eos", "bos", "s", "pad", "unk", "start_function_call",
+                 "end_function_call", "start_function_response", "end_function_response")
+# ... and written in square brackets (Mistral, MiniMax).
+TEMPLATE_BRACKETS = ("INST", "SYSTEM_PROMPT", "TOOL_CALLS", "TOOL_CALL", "TOOL_RESULTS", "AVAILABLE_TOOLS", "THINK",
+                     "TOOL_CONTENT", "IMG", "SYSTEM", "USER", "ASSISTANT")
+# The markers that fence page text in the extraction prompt (prompts/extract.txt).
+PROMPT_MARKERS = ("PAGE START", "PAGE END")
+
+# Characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft hyphen,
+# variation selectors, the Unicode tag block (U+E0000–E007F, "ASCII smuggling"), fillers. Inside a
+# look-alike tag they are removed before the tag is judged; tag characters are removed everywhere.
+_INVISIBLE = ("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u206f\u3164"
+              "\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+TAG_CHARS_RE = re.compile("[\U000e0000-\U000e007f]")
+# Characters NFKC folds into "<", "[" and "=" (fullwidth and small forms).
+_LT, _LBRACKET, _EQ = "<\ufe64\uff1c", "\\[\ufe47\uff3b", "=\u207c\u208c\ufe66\uff1d"
+_ANGLE_BODY = (r"\s*/?\s*(?:(?:" + "|".join(PROTOCOL_TAGS) + r")(?![\w-])|(?:" + "|".join(TEMPLATE_TAGS) + r")\s*>)"
+               r"|\|[^|\n]{1,48}\|\s*>")
+_BRACKET_BODY = r"\s*/?\s*(?:" + "|".join(TEMPLATE_BRACKETS) + r")\s*\]"
+_MARKER_BODY = r"=+\s*(?:" + "|".join(m.replace(" ", r"\s*") for m in PROMPT_MARKERS) + r")\s*=+"
+# Plain ASCII spellings: one pass each, like any regex anchored on a literal.
+_ASCII_ANGLE = re.compile(f"<(?={_ANGLE_BODY})", re.IGNORECASE)
+_ASCII_BRACKET = re.compile(f"\\[(?=\\s*/?\\s*[a-z])(?={_BRACKET_BODY})", re.IGNORECASE)
+# Starts only where a run of "=" does (the literal first lets the scan skip ahead).
+_ASCII_MARKER = re.compile("=(?<!==)=*" + _MARKER_BODY.removeprefix("=+"), re.IGNORECASE)
+# Look-alikes, looked for only in text that is not ASCII: a fullwidth or small-form opener, or an ASCII
+# one with a non-ASCII character close after it. Each candidate is judged on its NFKC form without
+# invisible characters; the window is bounded, so the work stays linear.
+_WINDOW = 72
+_CANDIDATE_RE = re.compile(f"(?:[\ufe64\uff1c\ufe47\uff3b]|[<\\[](?=[^\n<\\[]{{0,{_WINDOW}}}?[^\\x00-\\x7f]))"
+                           f"[^\n{_LT}{_LBRACKET}]{{0,{_WINDOW}}}")
+_FORGED_ANGLE = re.compile(_ANGLE_BODY, re.IGNORECASE)
+_FORGED_BRACKET = re.compile(_BRACKET_BODY, re.IGNORECASE)
+_MARKER_CANDIDATE_RE = re.compile(f"(?<![{_EQ}{_INVISIBLE}])(?:[{_EQ}][{_INVISIBLE}]*)++[^\n{_EQ}]{{1,60}}"
+                                  f"(?:[{_EQ}][{_INVISIBLE}]*)++")
+_MARKER = re.compile(_MARKER_BODY + "$", re.IGNORECASE)
+_OPENERS_RE = re.compile(f"[{_LT}{_LBRACKET}]")
+_EQ_RE = re.compile(f"[{_EQ}]")
+
+
+def normalise(text: str) -> str:
+    """NFKC, then without the invisible characters: what a look-alike is judged by."""
+    if text.isascii():
+        return text
+    import unicodedata
+
+    return _INVISIBLE_RE.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _escape_candidate(m: re.Match) -> str:
+    opener, window = m.group(0)[0], m.group(0)[1:]
+    folded = normalise(window)
+    if opener == "<" or normalise(opener) == "<":
+        forged = _FORGED_ANGLE.match(folded)
+        escaped = "&lt;"
+    else:
+        forged = _FORGED_BRACKET.match(folded)
+        escaped = "&#91;"
+    if not forged:
+        return m.group(0)
+    # Escape the opener; inside the tag's own span the invisible characters go too.
+    head, seen = len(window), 0
+    for i, ch in enumerate(window):
+        if seen >= forged.end():
+            head = i
+            break
+        seen += len(normalise(ch))
+    return escaped + _INVISIBLE_RE.sub("", window[:head]) + window[head:]
+
+
+def _neutralise_marker(m: re.Match) -> str:
+    folded = normalise(m.group(0)).strip()
+    if not _MARKER.match(folded):
+        return m.group(0)
+    name = re.sub(r"[=\s]+", " ", folded).strip().upper()
+    return f"[{name} marker quoted in the page]"
 
 
 def escape_tags(text: str) -> str:
-    """Replace the ``<`` of protocol tags (any case, any spacing) with ``&lt;``.
+    """Neutralise everything in outside text that a model could take for protocol structure:
 
-    Only those tags are touched, so other markup, comparisons and Markdown stay readable.
+    - the protocol tags (``<think>``, ``<thinking>``, ``<tool_call>``, ``<tool_response>``,
+      ``<answer>``; any case, spacing, attributes) and chat-template tokens (``<|im_end|>``,
+      ``<|eot_id|>``, ``<|channel|>``, ``<end_of_turn>``, ``</s>``, ``[INST]``, ``[/INST]``…):
+      their ``<`` becomes ``&lt;`` and their ``[`` becomes ``&#91;``;
+    - look-alikes of them: fullwidth or small-form ``＜`` ``［`` ``｜``, and zero-width or other
+      invisible characters inside (judged after NFKC; the invisible characters of a forged tag go);
+    - the extraction prompt's ``=== PAGE START ===`` / ``=== PAGE END ===`` markers, in any spelling,
+      become ``[PAGE END marker quoted in the page]``;
+    - Unicode tag characters (U+E0000–E007F) are removed everywhere.
+
+    Other markup, comparisons and Markdown stay as they are.
     """
-    if not text or "<" not in text:
+    if not text:
         return text
-    return _TAG_RE.sub("&lt;", text)
+    if not text.isascii():
+        if TAG_CHARS_RE.search(text):
+            text = TAG_CHARS_RE.sub("", text)
+        if _OPENERS_RE.search(text):
+            text = _CANDIDATE_RE.sub(_escape_candidate, text)
+        if _EQ_RE.search(text):
+            text = _MARKER_CANDIDATE_RE.sub(_neutralise_marker, text)
+    if "<" in text:
+        text = _ASCII_ANGLE.sub("&lt;", text)
+    if "[" in text:
+        text = _ASCII_BRACKET.sub("&#91;", text)
+    if "=" in text:
+        text = _ASCII_MARKER.sub(_neutralise_marker, text)
+    return text
 
 
 # --- size -------------------------------------------------------------------------------------

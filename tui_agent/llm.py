@@ -425,12 +425,18 @@ class LLM:
             msg = choice.message
             text = msg.content or ""
             reasoning = getattr(msg, "reasoning_content", None) or ""
+            if reasoning and msg.content is not None:
+                # litellm cuts a leading <think>…</think> out of a non-streamed reply's content into
+                # reasoning_content, which cannot then be told from a server's own split. Put the
+                # tags back so the parser runs nothing drafted in that closed thinking (a server
+                # that never saw </think> sends no content at all: null).
+                reasoning = f"<think>{reasoning}</think>"
             usage = getattr(resp, "usage", None)
             pt = getattr(usage, "prompt_tokens", None) if usage else None
             ct = getattr(usage, "completion_tokens", None) if usage else None
             if on_delta:
                 if reasoning:
-                    on_delta(reasoning, True)
+                    on_delta(getattr(msg, "reasoning_content", None) or "", True)
                 if text:
                     on_delta(text, False)
             return Reply(text, reasoning, pt, ct, self.price(model, pt, ct), choice.finish_reason, model)

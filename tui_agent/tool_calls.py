@@ -60,7 +60,7 @@ class ToolCalls:
             error = call.error or self.tools.validate(call.name, call.arguments)
             self.emit(ActionProposed(call_id=call_id, tool=call.name, arguments=call.arguments, error=error))
         if error:
-            hint = "" if self.tools.get(call.name) else "\nAvailable tools:\n" + self.tools.prompt_block()
+            hint = "" if self.tools.get(call.name) else "\nTheir schemas:\n" + self.tools.prompt_block()
             return self._observe(call_id, call.name, call.arguments, f"Error: {error}{hint}", ObservationStatus.INVALID)
         if call.name in self.state.disabled:
             return self._observe(call_id, call.name, call.arguments,

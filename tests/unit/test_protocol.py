@@ -193,3 +193,35 @@ def test_cut_correction_names_the_tokens_and_where_it_stopped(tokens, limit, ins
     text = protocol.cut_correction(tokens, limit, inside=inside)
     assert text.startswith(expected)
     assert "Reply again, shorter" in text
+
+
+# -- issue 16 ------------------------------------------------------------------------------------
+
+NOTES_TOOL = {"name": "notes", "parameters": {"type": "object", "properties": {
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "ids": {"type": "array", "items": {"type": "integer"}},
+    "title": {"type": "string"},
+}}}
+
+
+def test_a_string_is_read_as_a_one_item_list_wherever_the_schema_wants_strings_for_any_tool():
+    body = '{"name": "notes", "arguments": {"tags": "tides", "ids": "7", "title": "Moon"}}'
+    call = protocol.parse_call(body, [NOTES_TOOL])
+    assert call.error is None
+    assert call.arguments == {"tags": ["tides"], "ids": "7", "title": "Moon"}  # only arrays of strings
+    assert any("one-item list" in n for n in call.notes)
+
+
+def test_the_same_string_for_list_reading_applies_to_glm_and_function_tag_calls():
+    glm = protocol.parse_call("notes<arg_key>tags</arg_key><arg_value>tides</arg_value>", [NOTES_TOOL])
+    tagged = protocol.parse_call('<function>notes</function>{"tags": "tides"}', [NOTES_TOOL])
+    assert glm.arguments == tagged.arguments == {"tags": ["tides"]}
+
+
+def test_reasoning_content_that_holds_a_closed_think_never_yields_calls():
+    call = '<tool_call>{"name": "search", "arguments": {"query": ["x"]}}</tool_call>'
+    parsed = protocol.parse_reply("", f"<think>\nDraft:\n{call}\n</think>", tools=TOOLS)
+    assert parsed.calls == [] and parsed.problem == protocol.ACTION_IN_THINK
+    assert "<think>" not in parsed.thought and "Draft:" in parsed.thought
+    # the documented case, thinking never closed: the call runs
+    assert [c.name for c in protocol.parse_reply("", f"Draft:\n{call}", tools=TOOLS).calls] == ["search"]

@@ -9,11 +9,15 @@
 
 Tool calls and answers are parsed only after thinking (``tags``: ``</think>``, or for a ``<think>``
 never closed, a ``<tool_call>``/``<answer>`` that begins a line); calls are routed by the parsed
-``name``, never by a substring of the raw text. Rooms:
+``name``, never by a substring of the raw text. ``reasoning_content`` is thinking: a call in it is
+taken only when the content is blank and it holds no ``</think>`` (the LLM adapter wraps a
+non-streamed split in its tags again, since litellm cut them out of a closed think). Rooms:
 
 - ``prompt``: system prompt, observation and forced-answer messages, stop sequences;
 - ``tags``: cutting at ``<tool_response>``, where thinking ends, which block a cut reply left open;
-- ``calls``: one ``<tool_call>`` body → calls (lenient JSON, Qwen XML, unknown-tool naming);
+- ``calls``: one ``<tool_call>`` body → calls (lenient JSON, Qwen XML, ``<function>NAME</function>``
+  + JSON, GLM ``<arg_key>``/``<arg_value>``, a string for a list of strings, unknown-tool naming);
+- ``harmony``: gpt-oss harmony text (analysis → thought, final → the answer);
 - ``reply``: a whole reply → :class:`ParsedReply` with ``problem`` when it holds no action;
 - ``foreign``: other protocols' call and answer shapes, recognised to be named;
 - ``corrections``: the user messages that name what was wrong (``correction``, ``cut_correction``);

@@ -12,7 +12,11 @@ Accepted (each noted in ``ParsedCall.notes`` so a trace can say what was read):
 - Qwen3-Coder / Qwen3.5 XML, ``<function=NAME><parameter=KEY>VALUE</parameter></function>``:
   parameter values are typed by the tool's schema (a string stays a string; arrays, objects,
   numbers and booleans are decoded from JSON; a plain value for an array parameter becomes a
-  one-element array).
+  one-element array);
+- ``<function>NAME</function>`` followed by the JSON arguments (Qwen3.6, gemma-3);
+- GLM-4.5/4.7/5, ``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…``, values typed as
+  for Qwen XML;
+- wherever a tool's schema wants an array of strings, one string is read as a one-item list.
 
 A call to a tool the agent lacks is "unknown tool NAME" whatever its body holds: the name is read
 from the JSON, or, when the body is not JSON at all, from a ``"name": "…"`` pair or a
@@ -40,6 +44,8 @@ NAME_KEYS = ("name", "tool_name", "tool", "function")
 ARGUMENT_KEYS = ("arguments", "parameters", "args", "input", "params", "tool_input")
 FORMAT_JSON = "json"
 FORMAT_QWEN_XML = "qwen_xml"
+FORMAT_FUNCTION_TAG = "function_tag"  # <function>NAME</function>{json arguments}
+FORMAT_GLM = "glm_xml"  # NAME<arg_key>K</arg_key><arg_value>V</arg_value>
 ERROR_EXCERPT_CHARS = 160  # how much of a parser message or a bad value an error quotes
 
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
@@ -48,6 +54,10 @@ _FUNC = re.compile(r"<\s*function\s*=\s*[\"']?([^>\s\"']+)[\"']?\s*>(.*?)"
                    r"(?:<\s*/\s*function\s*>|(?=<\s*function\s*=)|\Z)", re.S | re.I)
 _PARAM = re.compile(r"<\s*parameter\s*=\s*[\"']?([^>\s\"']+)[\"']?\s*>(.*?)"
                     r"(?:<\s*/\s*parameter\s*>|(?=<\s*parameter\s*=)|(?=<\s*/\s*function\s*>)|\Z)", re.S | re.I)
+_FUNCTION_TAG = re.compile(r"^\s*<\s*function\s*>\s*([^<>\s]{1,128})\s*<\s*/\s*function\s*>(.*)$", re.S | re.I)
+_GLM_HEAD = re.compile(r"^\s*(?!(?:true|false|null)\s*$)([A-Za-z_][\w.\-]{0,127})\s*(?:<\s*arg_key\s*>|$)", re.I)
+_GLM_PAIR = re.compile(r"<\s*arg_key\s*>(.*?)<\s*/\s*arg_key\s*>\s*<\s*arg_value\s*>(.*?)"
+                       r"(?:<\s*/\s*arg_value\s*>|(?=<\s*arg_key\s*>)|\Z)", re.S | re.I)
 _NAME_IN_TEXT = re.compile(
     r"""["'“]?(?:name|tool_name|tool)["'”]?\s*[:=：]\s*["'“]([^"'”\\\n]{1,128})["'”]"""
     r"""|<\s*(?:name|function-name|tool_name)\s*>\s*([\w.\-]{1,128})""", re.I)
@@ -88,8 +98,13 @@ def parse_calls(raw: str, tools: ToolSet | None = None, *, closed: bool = True) 
     """All calls in one ``<tool_call>`` body (at least one entry: a failed parse is an error call)."""
     tools = tools or ToolSet()
     body = raw.strip()
+    tagged, glm = _FUNCTION_TAG.match(body), _GLM_HEAD.match(body)
     if _FUNCTION_START.match(body):
         calls = xml_calls(raw, tools)
+    elif tagged:
+        calls = [_function_tag_call(tagged.group(1), tagged.group(2), raw, tools)]
+    elif glm:
+        calls = [glm_call(glm.group(1), body[glm.end(1):], raw, tools)]
     else:
         fenced = _FENCE.match(body)
         if fenced:
@@ -231,7 +246,59 @@ def _call_from_obj(obj: Any, raw: str, tools: ToolSet, notes: list[str]) -> Pars
                               f"{json.dumps(text[:ERROR_EXCERPT_CHARS], ensure_ascii=False)}", BAD_ARGUMENTS, notes=notes)
         args = decoded
         notes.append('"arguments" given as a JSON string')
-    return ParsedCall(real, args, raw, notes=notes)
+    return ParsedCall(real, string_lists(args, tools, real, notes), raw, notes=notes)
+
+
+def string_lists(args: Any, tools: ToolSet, tool: str, notes: list[str]) -> Any:
+    """``args`` with one string read as a one-item list wherever the tool's schema wants an array
+    of strings (``{"query": "x"}`` for ``query: array of strings``)."""
+    if not isinstance(args, dict):
+        return args
+    out = dict(args)
+    for key, value in args.items():
+        if isinstance(value, str) and tools.wants_string_list(tool, key):
+            out[key] = [value]
+            notes.append(f'"{key}" given as one string was read as a one-item list')
+    return out
+
+
+def _function_tag_call(name: str, body: str, raw: str, tools: ToolSet) -> ParsedCall:
+    """``<function>NAME</function>`` then the JSON arguments (Qwen3.6, gemma-3)."""
+    name = _strip_namespace(name.strip(), tools)
+    notes = ["written as <function>NAME</function> followed by the JSON arguments"]
+    if tools.unknown(name):
+        return _unknown(name, raw, tools, None, notes)
+    real = tools.resolve(name) or name
+    text, error = body.strip(), ""
+    if not text:
+        objs: list[Any] | None = [{}]
+    else:
+        objs, more, error = _decode(text)
+        notes += more
+    if not objs or not isinstance(objs[0], dict):
+        return ParsedCall(real, None, raw, f"the arguments after <function>{real}</function> are not a JSON object "
+                          f"({error if objs is None else 'not an object'}); write the call as "
+                          f"{tools.example_call(real)}", INVALID_JSON, format=FORMAT_FUNCTION_TAG, notes=notes)
+    obj = objs[0]
+    if set(obj) & set(ARGUMENT_KEYS) and not set(obj) - set(ARGUMENT_KEYS) - set(NAME_KEYS):
+        obj = next(obj[k] for k in ARGUMENT_KEYS if k in obj)  # {"arguments": {...}} after the tag
+    call = _call_from_obj({"name": real, "arguments": obj}, raw, tools, notes)
+    call.format = FORMAT_FUNCTION_TAG
+    return call
+
+
+def glm_call(name: str, body: str, raw: str, tools: ToolSet) -> ParsedCall:
+    """GLM: ``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…`` (values typed by the schema)."""
+    name = _strip_namespace(name.strip(), tools)
+    notes = ["written as GLM <arg_key>/<arg_value> pairs"]
+    if tools.unknown(name):
+        return _unknown(name, raw, tools, None, notes)
+    real = tools.resolve(name) or name
+    args: dict[str, Any] = {}
+    for pm in _GLM_PAIR.finditer(body):
+        key = pm.group(1).strip()
+        args[key] = _typed(pm.group(2).strip(), tools.property_type(real, key), notes)
+    return ParsedCall(real, string_lists(args, tools, real, notes), raw, format=FORMAT_GLM, notes=notes)
 
 
 def xml_calls(raw: str, tools: ToolSet) -> list[ParsedCall]:

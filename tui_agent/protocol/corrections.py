@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_agent.protocol.foreign import ANSWER_KINDS
+from tui_agent.protocol.foreign import ANSWER_KINDS, REASONING_KINDS
 from tui_agent.protocol.reply import (
     ACTION_IN_THINK, EMPTY, FOREIGN_FORMAT, NO_ACTION, UNCLOSED_THINK, ParsedReply,
 )
@@ -68,11 +68,15 @@ def _foreign(parsed: ParsedReply, ts: ToolSet, example: str) -> str:
         return (f"Your last reply gave its answer as {label}, which this agent does not read. Write the final "
                 "answer inside <answer></answer>, citing the sources by their numbers like [1]; or, if you still "
                 f"need evidence, call a tool, for example:\n{example}")
+    if parsed.foreign_format in REASONING_KINDS:
+        return (f"Your last reply wrote only {label}, which this agent reads as your thinking, and then neither a "
+                f"<tool_call> nor an <answer>. After thinking, {_either(example)}")
     name = parsed.foreign_name
     what = f'a call to "{name}"' if name else "a tool call"
+    where = " inside your reasoning (reasoning_content), where nothing is run" if parsed.foreign_in_reasoning else ""
     unknown = (f' There is no tool "{name}": the available tools are {ts.listing()}.'
                if name and ts.unknown(name) else "")
-    return (f"Your last reply wrote {what} as {label}, which this agent does not run.{unknown} Write each tool "
+    return (f"Your last reply wrote {what} as {label}{where}, which this agent does not run.{unknown} Write each tool "
             f"call as JSON inside <tool_call></tool_call> tags, exactly like this:\n{example}\n"
             f"Or give the final answer inside <answer></answer>.")
 

@@ -18,6 +18,9 @@ from tui_agent.protocol.toolset import ToolSet
 
 # kind → how the correction names it (some add the exact tag or token seen)
 FOREIGN_FORMATS = {
+    "minimax_tool_call": 'MiniMax "[TOOL_CALL] {tool => …, args => {…}} [/TOOL_CALL]" text',
+    "harmony_call": "a gpt-oss harmony tool call (<|channel|>commentary to=functions.NAME)",
+    "harmony_reasoning": "gpt-oss harmony reasoning (<|channel|>analysis<|message|>…)",
     "special_token": "a chat-template tool token",
     "functions_prefix": 'OpenAI-style "functions.NAME" text',
     "invoke_xml": "<function_calls>/<invoke> XML",
@@ -35,6 +38,13 @@ FOREIGN_FORMATS = {
     "final_answer_text": 'a "Final Answer:" line',
 }
 ANSWER_KINDS = {"boxed", "final_answer_text", "answer_variant"}  # the model was answering, not calling
+REASONING_KINDS = {"harmony_reasoning"}  # the model only reasoned (read as thought), then stopped
+# Which model family writes each chat-template token (named in the correction).
+TOKEN_FAMILIES = {
+    "<|python_tag|>": "Llama 3", "[TOOL_CALLS]": "Mistral", "<｜tool▁calls▁begin｜>": "DeepSeek",
+    "<｜tool▁call▁begin｜>": "DeepSeek", "<|tool_calls_section_begin|>": "Kimi", "<|tool_call_begin|>": "Kimi",
+    "<|action_start|>": "InternLM", "<start_function_call>": "FunctionGemma",
+}
 
 
 @dataclass
@@ -45,8 +55,11 @@ class Foreign:
 
 
 _SPECIAL = re.compile(r"<\|python_tag\|>|<\|tool_call\|?>|<tool_call\|>|<\|tool_calls_section_begin\|>|<\|tool_call_begin\|>"
-                      r"|\[TOOL_CALLS\]|<｜tool▁calls?▁begin｜>|<\|action_start\|>|<start_function_call>"
-                      r"|<\|channel\|>|<\|call\|>|<\|recipient\|>")
+                      r"|\[TOOL_CALLS\]|<｜tool▁calls?▁begin｜>|<\|action_start\|>|<start_function_call>")
+_HARMONY = re.compile(r"<\|channel\|>|<\|call\|>|<\|recipient\|>|<\|constrain\|>")
+_HARMONY_CALL = re.compile(r"\bto=(?:functions\.)?([A-Za-z_][\w\-]*)")
+_MINIMAX = re.compile(r"\[TOOL_CALL\]")
+_MINIMAX_NAME = re.compile(r"""\btool\s*=>\s*["']([^"'\n]{1,128})["']""")
 _FUNCTIONS = re.compile(r"(?:\bto=)?\bfunctions\.([A-Za-z_][\w\-]*)")
 _INVOKE = re.compile(r"<\s*(?:function_calls|invoke)\b[^>]*>", re.I)
 _INVOKE_NAME = re.compile(r"<\s*invoke\s+name\s*=\s*[\"']([^\"']+)[\"']", re.I)
@@ -86,7 +99,26 @@ def _special(rest: str, tools: ToolSet) -> Foreign | None:
     after = rest[m.end():]
     py = _PYTHONIC.match(after)
     name = _name_in(after) or (py.group(1).rsplit(".", 1)[-1] if py else None)
-    return Foreign("special_token", f"the chat-template token {m.group(0)}", name)
+    family = TOKEN_FAMILIES.get(m.group(0))
+    return Foreign("special_token", f"the {family + ' ' if family else ''}chat-template token {m.group(0)}", name)
+
+
+def _harmony(rest: str, tools: ToolSet) -> Foreign | None:
+    """gpt-oss harmony text left with no final channel: a call (named), or reasoning only."""
+    if not _HARMONY.search(rest):
+        return None
+    call = _HARMONY_CALL.search(rest)
+    if call:
+        name = call.group(1)
+        return Foreign("harmony_call", f"a gpt-oss harmony tool call (<|channel|>commentary to=functions.{name})", name)
+    return Foreign("harmony_reasoning", FOREIGN_FORMATS["harmony_reasoning"])
+
+
+def _minimax(rest: str, tools: ToolSet) -> Foreign | None:
+    if not _MINIMAX.search(rest):
+        return None
+    name = _MINIMAX_NAME.search(rest)
+    return Foreign("minimax_tool_call", FOREIGN_FORMATS["minimax_tool_call"], name.group(1) if name else None)
 
 
 def _tagged(pattern: re.Pattern, kind: str, label: Callable[[re.Match], str]) -> Callable[[str, ToolSet], Foreign | None]:
@@ -167,6 +199,8 @@ def _str(value: object) -> str | None:
 
 
 DETECTORS: list[Callable[[str, ToolSet], Foreign | None]] = [
+    _minimax,
+    _harmony,
     _special,
     _tagged(_INVOKE, "invoke_xml", lambda m: FOREIGN_FORMATS["invoke_xml"]),
     _functions,

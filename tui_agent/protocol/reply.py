@@ -8,8 +8,9 @@ from typing import Any
 
 from tui_agent.protocol.calls import ParsedCall, parse_calls, xml_calls
 from tui_agent.protocol.foreign import detect_foreign
+from tui_agent.protocol.harmony import read_harmony
 from tui_agent.protocol.tags import (
-    ACTION_OPEN, ANSWER_CLOSE, TOOL_CALL_CLOSE, implicit_end, split_thinking,
+    ACTION_OPEN, ANSWER_CLOSE, THINK_CLOSE, THINK_OPEN, TOOL_CALL_CLOSE, implicit_end, split_thinking,
 )
 from tui_agent.protocol.toolset import ToolSet
 
@@ -39,6 +40,8 @@ class ParsedReply:
     foreign_format: str | None = None  # a key of foreign.FOREIGN_FORMATS when problem is FOREIGN_FORMAT
     foreign_label: str | None = None  # how the correction names that format (the tag or token seen)
     foreign_name: str | None = None  # the tool the foreign call named, when one was seen
+    foreign_in_reasoning: bool = False  # ... written in reasoning_content (the content was blank)
+    harmony: bool = False  # gpt-oss harmony text was read (analysis as thought, final as the answer)
 
     @property
     def has_action(self) -> bool:
@@ -63,23 +66,35 @@ def parse_reply(text: str, reasoning: str = "", *, tools: Any = None) -> ParsedR
     acts = _actions(th.rest, ts)
     thought, rest = th.thought, th.rest
     from_reasoning = False
-    if reasoning and not acts.calls and acts.answer is None and not rest.strip() and not thought:
+    blank = not acts.calls and acts.answer is None and not rest.strip() and not thought
+    closed = THINK_CLOSE.search(reasoning) is not None
+    reasoning = THINK_CLOSE.sub("\n", THINK_OPEN.sub("", reasoning)) if reasoning else reasoning
+    if closed:
+        pass  # a closed think in reasoning_content: all of it is thinking, and nothing in it runs
+    elif reasoning and blank:
         # Blank content: a server whose reasoning parser never saw </think> may have put the whole
         # reply, call included, in reasoning_content. The same implicit end applies there.
         end = implicit_end(reasoning, 0)
         if end is not None:
             acts, from_reasoning = _actions(reasoning[end:], ts), True
             reasoning, rest = reasoning[:end], reasoning[end:]
+    harmony = read_harmony(rest) if not acts.calls and acts.answer is None else None
+    if harmony is not None:
+        # gpt-oss harmony text: its analysis is thought, a final channel the answer.
+        thought = "\n\n".join(t for t in (thought, harmony.thought) if t)
+        if harmony.final is not None and not harmony.calls:
+            acts.answer = harmony.final
     if reasoning.strip():
         thought = (reasoning.strip() + ("\n\n" + thought if thought else "")).strip()
     parsed = ParsedReply(thought=thought, calls=acts.calls, answer=acts.answer, unclosed_think=th.unclosed,
                          implicit_think_end=th.implicit_end, actions_in_reasoning=from_reasoning,
                          answer_closed=acts.answer_closed)
-    if not thought and not th.unclosed:
+    parsed.harmony = harmony is not None
+    if not thought and not th.unclosed and harmony is None:
         # Untagged prose before the first action is the model's thinking out loud.
         parsed.thought = rest[: acts.first if acts.first is not None else len(rest)].strip()
     if not parsed.has_action:
-        _diagnose(parsed, text, rest, ts)
+        _diagnose(parsed, text, rest, ts, reasoning if blank else "")
     return parsed
 
 
@@ -120,11 +135,16 @@ def _bare_xml(rest: str, tools: ToolSet, out: _Actions) -> None:
         out.calls, out.first = calls, m.start()
 
 
-def _diagnose(parsed: ParsedReply, text: str, rest: str, tools: ToolSet) -> None:
+def _diagnose(parsed: ParsedReply, text: str, rest: str, tools: ToolSet, reasoning: str = "") -> None:
     if not text.strip() and not parsed.thought:
         parsed.problem = EMPTY
         return
     foreign = detect_foreign(rest, tools)
+    if foreign is None and not (parsed.unclosed_think and not parsed.implicit_think_end) \
+            and not ACTION_OPEN.search(parsed.thought) and reasoning.strip():
+        # Blank content: another protocol's call written in reasoning_content is named too.
+        foreign = detect_foreign(reasoning, tools)
+        parsed.foreign_in_reasoning = foreign is not None
     if foreign is not None:
         parsed.problem = FOREIGN_FORMAT
         parsed.foreign_format, parsed.foreign_label, parsed.foreign_name = foreign.kind, foreign.label, foreign.name

@@ -57,6 +57,16 @@ class ToolSet:
         typ = prop.get("type") if isinstance(prop, Mapping) else None
         return typ if isinstance(typ, str) else None
 
+    def wants_string_list(self, tool: str, key: str) -> bool:
+        """Whether the schema of ``tool`` wants an array of strings under ``key``."""
+        props = (self.params.get(tool) or {}).get("properties") or {}
+        prop = props.get(key) if isinstance(props, Mapping) else None
+        if not isinstance(prop, Mapping):
+            return False
+        typ, items = prop.get("type"), prop.get("items")
+        is_array = typ == "array" or (isinstance(typ, list) and "array" in typ and "string" not in typ)
+        return is_array and isinstance(items, Mapping) and items.get("type") == "string"
+
     def listing(self) -> str:
         return ", ".join(self.names) or "none"
 

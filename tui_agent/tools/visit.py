@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent import tokens
-from tui_agent.hygiene import cut_note, redact, strip_controls
+from tui_agent.hygiene import cut_note, escape_tags, redact, strip_controls
 from tui_agent.jsonreply import json_object
 from tui_agent.retrying import excerpt
 from tui_agent.session.events import ObservationStatus
@@ -312,7 +312,8 @@ def extraction_messages(goal: str, url: str, page_text: str) -> list[dict[str, s
     def fill(part: str) -> str:
         return part.replace("{goal}", goal).replace("{url}", url)
 
-    page_text = page_text.replace(PAGE_END, "=== PAGE END (quoted in the page) ===")
+    # The page cannot forge the markers around it, a protocol tag or a chat-template token (look-alikes too).
+    page_text = escape_tags(page_text)
     return [{"role": "user", "content": fill(head) + page_text + fill(tail)}]
 
 
