@@ -34,7 +34,7 @@ def cmd_tui(argv: Sequence[str]) -> int:
         store.close()
     from tui_agent.app.leaving import run_app
 
-    return run_app(settings, ns.question, resume=resume)
+    return run_app(settings, ns.question, resume=resume, config_file=ns.config_file)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
