@@ -68,7 +68,6 @@ def refuse_without_terminal() -> None:
 
 def cmd_tui(argv: Sequence[str]) -> int:
     ns = tui_parser().parse_args(argv)
-    refuse_without_terminal()
     settings = settings_from(ns)
     resume = None
     if ns.resume:
@@ -81,6 +80,7 @@ def cmd_tui(argv: Sequence[str]) -> int:
             raise UsageError(f"session {resume} is {row.shown_status}; fork it to continue: "
                              f"tui-agent sessions fork {resume} --at STEP")
         store.close()
+    refuse_without_terminal()  # after the arguments' own errors, before anything starts
     from tui_agent.app.leaving import run_app
 
     return run_app(settings, ns.question, resume=resume, config_file=ns.config_file)
