@@ -146,3 +146,34 @@ def test_ctrl_c_submits_now_and_a_second_ctrl_c_cancels(tmp_path, chat_server):
     result = json.loads(out)
     assert result["termination"] == "user_submit" and result["answer"] == "answered on Ctrl-C"
     assert "submitting now" in err
+
+
+def test_help_lists_every_subcommand_with_a_line_each_and_help_is_a_command_not_a_question(tmp_path):
+    env = isolated_env(tmp_path)
+    shown = cli("--help", env=env, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    assert "What every subcommand shares" not in shown.stdout  # no internal docstring
+    for command in ("run", "sessions", "read", "eval", "help"):
+        assert re.search(rf"^  {command}\s+\S", shown.stdout, re.M), command
+    assert "--model" in shown.stdout and "--data-dir" in shown.stdout  # the common flags
+    asked = cli("help", env=env, timeout=60)  # not taken as a question for the TUI
+    assert (asked.returncode, asked.stdout) == (0, shown.stdout)
+    run_help = cli("help", "run", env=env, timeout=60)
+    assert run_help.returncode == 0 and run_help.stdout.startswith("usage: tui-agent run")
+    assert run_help.stdout == cli("run", "--help", env=env, timeout=60).stdout
+    unknown = cli("help", "frobnicate", env=env, timeout=60)
+    assert unknown.returncode == 2 and "run, sessions, read, eval" in unknown.stderr
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("args", [("sessions", "list"), ("eval", "list")])
+def test_a_closed_pipe_on_stdout_ends_quietly_without_a_traceback(tmp_path, args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TUI_AGENT_")} | isolated_env(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc.stdout.close()  # the reader is gone before anything is written, as with `| head -0`
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err

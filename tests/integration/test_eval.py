@@ -113,10 +113,27 @@ def test_bad_lines_are_reported_by_number_and_nothing_runs(tmp_path, chat_server
     proc = cli("eval", str(path), "--label", "x", "--model", "openai/test-model", "--api-base", chat_server.base_url,
                env=isolated_env(tmp_path))
     assert proc.returncode == 2
-    for expected in ("line 2: not valid JSON", "line 3:", "'question' is a required property",
+    for expected in ("line 2: not valid JSON", 'line 3: "question" is missing',
                      "line 4: the id 'a' is already used on line 1", "line 5: expect pattern"):
         assert expected in proc.stderr, proc.stderr
     assert chat_server.requests == [] and "Traceback" not in proc.stderr
+
+
+def test_a_line_without_an_id_names_the_file_the_line_what_is_missing_and_shows_a_good_line(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"id": "ok", "question": "q?"}\n{"question": "Who wrote Dune?", "expected": ["Herbert"]}\n')
+    proc = cli("eval", str(path), "--label", "x", "--model", "m", env=isolated_env(tmp_path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    (line,) = [line for line in proc.stderr.splitlines() if "line 2" in line]
+    assert f"{path} line 2" in line
+    assert '"id" is missing' in line and 'unknown key "expected"' in line
+    assert "is a required property" not in proc.stderr and "arguments:" not in proc.stderr
+    example = proc.stderr.rsplit("e.g. ", 1)[1].strip().rstrip(")")
+    from tui_agent.evals.cases import load_cases
+
+    good = tmp_path / "good.jsonl"
+    good.write_text(example + "\n")
+    assert [c.id for c in load_cases(good)] == [json.loads(example)["id"]]  # the example is a valid line
 
 
 def test_cases_run_concurrently(tmp_path, monkeypatch, capsys, chat_server, searx_server):
@@ -285,3 +302,43 @@ def test_verify_adds_the_unsupported_share_of_each_answer(tmp_path, monkeypatch,
     code, out, _ = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "checked", "--verify",
                             *tool_flags(chat_server, searx_server))
     assert "unsupported" in out.splitlines()[0] and "50% review" in out  # kept, with its check
+
+
+def test_compare_of_a_replay_against_a_live_run_puts_the_skipped_extraction_apart_from_research_tokens(
+        tmp_path, monkeypatch, capsys, chat_server, searx_server, page_server):
+    from tests.servers import Reply
+
+    url = page_server.add("/tides", ARTICLE)
+    searx_server.results["spring tides"] = [{"url": url, "title": "Tides", "content": "tides"}]
+    script = [call("search", query=["spring tides"]), call("visit", url=[url], goal="when"),
+              "<answer>At new and full moon [1].</answer>"]
+
+    def model(request: dict) -> Reply:
+        messages = request["messages"]
+        if "=== PAGE START ===" in messages[-1]["content"]:  # the visit tool's extraction call
+            return Reply('{"rational": "r", "evidence": "new and full moon", "summary": "s"}',
+                         prompt_tokens=9000, completion_tokens=878)
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        return Reply(script[min(turn, len(script) - 1)], prompt_tokens=1000, completion_tokens=50)
+
+    chat_server.default = model
+    path = write_set(tmp_path, CASES[0])
+    flags = [f for f in tool_flags(chat_server, searx_server) if f != "--no-extract"]  # extraction on
+    code, out, err = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "live", "--json", *flags)
+    assert code == 0, err
+    (live,) = json.loads(out)["cases"]
+    assert (live["research_tokens"], live["auxiliary_tokens"], live["total_tokens"]) == (3 * 1050, 9878, 3 * 1050 + 9878)
+    code, out, err = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "replayed", "--replay", "live", *flags)
+    assert code == 0, err
+    assert "research" in out.splitlines()[0] and "auxiliary" in out.splitlines()[0]
+    assert out.splitlines()[1].split()[4:6] == ["3,150", "0"]  # the table: research, auxiliary
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, "compare", "live", "replayed", "--json")
+    (case,) = json.loads(out)["cases"]
+    assert case["delta_research_tokens"] == 0  # the prompt did not change: neither did the research
+    assert case["delta_auxiliary_tokens"] == -9878  # the extraction the replay did not make
+    totals = json.loads(out)["totals"]
+    assert (totals["research_tokens_a"], totals["research_tokens_b"]) == (3150, 3150)
+    assert (totals["auxiliary_tokens_a"], totals["auxiliary_tokens_b"]) == (9878, 0)
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, "compare", "live", "replayed")
+    assert "Δresearch tokens 0 · Δauxiliary tokens -9,878" in out
+    assert "research tokens 3,150 → 3,150 · auxiliary tokens 9,878 → 0" in out

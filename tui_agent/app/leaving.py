@@ -6,30 +6,41 @@ import sys
 
 from tui_agent.app.application import ResearchApp
 from tui_agent.cli.exit_codes import EXIT_NO_ANSWER
+from tui_agent.cli.hints import where_flags
 from tui_agent.config import Settings
 
 
-def run_app(settings: Settings, question: str | None, resume: str | None = None) -> int:
+def run_app(settings: Settings, question: str | None, resume: str | None = None,
+            config_file: str | None = None) -> int:
     """Run the TUI; on leaving, print the session, how it ended and how to continue it.
     Returns the exit code (0 when the last run produced an answer)."""
     app = ResearchApp(settings, question, resume=resume, handle_signals=True)
     code = app.run()
-    sys.stdout.write(leaving_note(app))
+    sys.stdout.write(leaving_note(app, config_file))
     sys.stdout.flush()
     return EXIT_NO_ANSWER if code is None else int(code)
 
 
-def leaving_note(app: ResearchApp) -> str:
+def leaving_note(app: ResearchApp, config_file: str | None = None) -> str:
     """What stays in the terminal after the TUI closes: the session id, its termination and the
-    command that continues (or shows) it."""
+    command that continues (or shows) it, naming the data directory (and the --config) the app
+    used so the command finds the session. No command when the session was not saved."""
     s = app.session
     if not s.session_id or not s.runs:
         return ""
     sid = s.session_id
     if s.ended is not None and s.ended.termination != "cancelled":
         how = f"ended: {s.ended.termination}"
-        then = f"  show it:   tui-agent sessions show {sid}\n  fork it:   tui-agent sessions fork {sid} --at STEP\n"
     else:
         how = f"interrupted by {app.interrupted_by}" if app.interrupted_by else "not finished (cancelled)"
-        then = f"  resume it: tui-agent --resume {sid}\n"
+    store_error = getattr(app.research, "store_error", None)
+    if app.store is None or store_error:
+        why = store_error or "sessions were not being saved"
+        return f"tui-agent: session {sid} · {how}\n  not saved ({why}): it cannot be resumed or shown later\n"
+    where = where_flags(app.store.path.parent, config_file)
+    if s.ended is not None and s.ended.termination != "cancelled":
+        then = (f"  show it:   tui-agent sessions show {sid}{where}\n"
+                f"  fork it:   tui-agent sessions fork {sid} --at STEP{where}\n")
+    else:
+        then = f"  resume it: tui-agent --resume {sid}{where}\n"
     return f"tui-agent: session {sid} · {how}\n{then}"

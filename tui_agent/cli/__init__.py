@@ -1,25 +1,73 @@
-"""Command line: parse arguments, pick the front end.
+"""Command line: parse arguments, pick the front end (the TUI, or one of the subcommands).
 
-  tui-agent [QUESTION] [flags]              the TUI
-  tui-agent run QUESTION [flags]            headless run (trace on stderr, answer on stdout)
-  tui-agent run --resume ID [flags]         continue a session
-  tui-agent sessions list|show|export|fork|delete|verify …
-  tui-agent read URL […]                    what the model would read
-  tui-agent eval SET.jsonl --label NAME …   a regression set; eval compare A B; eval list
+``main`` is the console script. Every command's output survives a closed pipe
+(``tui-agent sessions list | head``): it stops quietly with the status shells report (141).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Sequence
 
 from tui_agent.cli.common import UsageError, build_tui_parser, open_store, resolve_id, settings_from
-from tui_agent.cli.exit_codes import EXIT_USAGE
+from tui_agent.cli.exit_codes import EXIT_BROKEN_PIPE, EXIT_USAGE
+
+# The subcommands with one line each, for `tui-agent --help` and `tui-agent help`.
+COMMANDS = {
+    "run": "research a question headless: trace on stderr, answer on stdout (also --resume ID)",
+    "sessions": "stored sessions: list, show, export, fork, delete, verify",
+    "read": "what the model would read from a URL (the visit tool, no model needed)",
+    "eval": "run a regression set; eval compare LABEL_A LABEL_B; eval list",
+    "help": "this help; help COMMAND shows a command's own flags",
+}
+OVERVIEW = """\
+A terminal research assistant: a language model researches your question with web search and
+page visits; you watch every step, approve or edit each tool call, and can make it answer now.
+
+commands:
+  (none)      open the TUI on QUESTION (asked for when omitted); needs a terminal
+{commands}
+
+Run 'tui-agent help COMMAND' (or 'tui-agent COMMAND --help') for a command's flags.
+The flags below are the TUI's; the model, limits, tools and storage flags work with every command."""
+USAGE = "tui-agent [QUESTION] [flags]\n       tui-agent COMMAND [args]   (COMMAND: " + ", ".join(COMMANDS) + ")"
+
+
+def tui_parser() -> argparse.ArgumentParser:
+    """The TUI's flags, with the overview of every command as its help text."""
+    p = build_tui_parser()
+    p.usage = USAGE
+    p.description = OVERVIEW.format(commands="\n".join(f"  {name:<10}  {line}" for name, line in COMMANDS.items()))
+    return p
+
+
+def cmd_help(argv: Sequence[str]) -> int:
+    """`tui-agent help [COMMAND]`: the overview, or the command's own --help."""
+    if not argv:
+        tui_parser().print_help()
+        return 0
+    if argv[0] not in COMMANDS or argv[0] == "help":
+        if argv[0] == "help":
+            tui_parser().print_help()
+            return 0
+        raise UsageError(f"help: no command {argv[0]!r}; the commands are {', '.join(COMMANDS)}")
+    return dispatch([argv[0], *argv[1:], "--help"])
+
+
+def refuse_without_terminal() -> None:
+    """The TUI draws on a terminal and reads keys from one; without it, it could only spin."""
+    missing = [name for name, stream in (("input", sys.stdin), ("output", sys.stdout))
+               if stream is None or not stream.isatty()]
+    if missing:
+        raise UsageError(f"the TUI needs a terminal, but standard {' and '.join(missing)} "
+                         f"{'is' if len(missing) == 1 else 'are'} not one. To research without a terminal, "
+                         "run it headless: tui-agent run \"QUESTION\" --yes (add --json for one JSON object)")
 
 
 def cmd_tui(argv: Sequence[str]) -> int:
-    ns = build_tui_parser().parse_args(argv)
+    ns = tui_parser().parse_args(argv)
     settings = settings_from(ns)
     resume = None
     if ns.resume:
@@ -32,36 +80,62 @@ def cmd_tui(argv: Sequence[str]) -> int:
             raise UsageError(f"session {resume} is {row.shown_status}; fork it to continue: "
                              f"tui-agent sessions fork {resume} --at STEP")
         store.close()
+    refuse_without_terminal()  # after the arguments' own errors, before anything starts
     from tui_agent.app.leaving import run_app
 
-    return run_app(settings, ns.question, resume=resume)
+    return run_app(settings, ns.question, resume=resume, config_file=ns.config_file)
+
+
+def dispatch(argv: list[str]) -> int:
+    command = argv[0] if argv else None
+    if command == "run":
+        from tui_agent.cli.run import cmd_run
+
+        return cmd_run(argv[1:])
+    if command == "sessions":
+        from tui_agent.cli.sessions import main as sessions_main
+
+        return sessions_main(argv[1:])
+    if command == "read":
+        from tui_agent.cli.read import main as read_main
+
+        return read_main(argv[1:])
+    if command == "eval":
+        from tui_agent.cli.eval import main as eval_main
+
+        return eval_main(argv[1:])
+    if command == "help":
+        return cmd_help(argv[1:])
+    return cmd_tui(argv)
+
+
+def _exit_code(exc: SystemExit) -> int:
+    """argparse's --help and errors end in SystemExit; keep its code so the pipe is flushed here."""
+    if exc.code is None or isinstance(exc.code, int):
+        return exc.code or 0
+    sys.stderr.write(f"{exc.code}\n")
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        if argv and argv[0] == "run":
-            from tui_agent.cli.run import cmd_run
-
-            code = cmd_run(argv[1:])
-        elif argv and argv[0] == "sessions":
-            from tui_agent.cli.sessions import main as sessions_main
-
-            code = sessions_main(argv[1:])
-        elif argv and argv[0] == "read":
-            from tui_agent.cli.read import main as read_main
-
-            code = read_main(argv[1:])
-        elif argv and argv[0] == "eval":
-            from tui_agent.cli.eval import main as eval_main
-
-            code = eval_main(argv[1:])
-        else:
-            code = cmd_tui(argv)
-    except UsageError as exc:
-        sys.stderr.write(f"tui-agent: {exc}\n")
-        code = EXIT_USAGE
+        try:
+            code = dispatch(argv)
+        except SystemExit as exc:
+            code = _exit_code(exc)
+        except UsageError as exc:
+            sys.stderr.write(f"tui-agent: {exc}\n")
+            code = EXIT_USAGE
+        sys.stdout.flush()  # here, not at interpreter exit: a closed pipe is caught below
+    except BrokenPipeError:
+        # The reader went away (`| head`). Python's recipe: point stdout at devnull so the flush at
+        # exit does not fail again, and end quietly with the status a shell reports for SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        code = EXIT_BROKEN_PIPE
     return code
 
 

@@ -23,6 +23,8 @@ from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.hygiene import for_terminal as clean
 
 ANSWER_COLUMN_CHARS = 60
+AUXILIARY_NOTE = ("research tokens: the research and forced-answer calls · auxiliary tokens: tools' own model "
+                  "calls (page extraction), which a --replay run does not make")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -140,11 +142,13 @@ def _cost(value: float | None) -> str:
 
 
 def results_table(results: list[Any], verify: bool, wall_s: float) -> str:
-    head = ["case", "passed", "termination", "calls", "tokens", "cost", "time"] + (["unsupported"] if verify else [])
+    head = ["case", "passed", "termination", "calls", "research", "auxiliary", "cost", "time"]
+    head += ["unsupported"] if verify else []
     rows = []
     for r in results:
         passed = {True: "yes", False: "NO", None: "-"}[r.passed]
-        row = [r.id, passed, r.termination or ("error" if r.error else "-"), str(r.model_calls), f"{r.total_tokens:,}",
+        row = [r.id, passed, r.termination or ("error" if r.error else "-"), str(r.model_calls), f"{r.research_tokens:,}",
+               f"{r.auxiliary_tokens:,}",
                _cost(r.cost_usd), f"{r.elapsed_s:.1f}s" + (" (kept)" if r.reused else "")]
         if verify:
             row.append("-" if r.unsupported_share is None else f"{r.unsupported_share:.0%}"
@@ -157,7 +161,8 @@ def results_table(results: list[Any], verify: bool, wall_s: float) -> str:
     costs = [r.cost_usd for r in results if r.cost_usd is not None]
     lines.append("")
     lines.append(f"{sum(r.passed is True for r in with_expect)} of {len(with_expect)} cases with expectations passed"
-                 f" · {sum(r.total_tokens for r in results):,} tokens · {_cost(sum(costs)) if costs else 'cost unknown'}"
+                 f" · {sum(r.research_tokens for r in results):,} research + "
+                 f"{sum(r.auxiliary_tokens for r in results):,} auxiliary tokens · {_cost(sum(costs)) if costs else 'cost unknown'}"
                  f" · {wall_s:.1f} s")
     for r in results:
         if r.error:
@@ -213,18 +218,20 @@ def comparison_text(cmp: Any) -> str:
             continue
         marks = [m for m, on in (("REGRESSED", c.regressed), ("fixed", c.fixed), ("answer changed", c.answer_changed),
                                  ("path changed", c.path_changed)) if on] or ["same"]
-        lines.append(f"{clean(c.id)}: {', '.join(marks)} · Δcalls {_delta(c.delta('model_calls'))} · Δtokens "
-                     f"{_delta(c.delta('total_tokens'))} · Δcost {_delta(c.delta('cost_usd'), money=True)}")
+        lines.append(f"{clean(c.id)}: {', '.join(marks)} · Δcalls {_delta(c.delta('model_calls'))} · Δresearch tokens "
+                     f"{_delta(c.delta('research_tokens'))} · Δauxiliary tokens {_delta(c.delta('auxiliary_tokens'))}"
+                     f" · Δcost {_delta(c.delta('cost_usd'), money=True)}")
         d = c.divergence()
         if d is not None:
             lines.append(f"    paths diverge at tool call {d['index'] + 1}: {cmp.label_a}: {_call(d['a'])} · "
                          f"{cmp.label_b}: {_call(d['b'])}")
     j = cmp.as_json()
     t = j["totals"]
-    lines += ["", f"{len(cmp.cases)} cases · {cmp.regressions} regressed · {cmp.fixes} fixed · "
+    lines += ["", AUXILIARY_NOTE, f"{len(cmp.cases)} cases · {cmp.regressions} regressed · {cmp.fixes} fixed · "
                   f"{j['answers_changed']} answers and {j['paths_changed']} paths changed",
               f"totals {cmp.label_a} → {cmp.label_b}: calls {t['model_calls_a'] or 0} → {t['model_calls_b'] or 0} · "
-              f"tokens {t['total_tokens_a'] or 0:,} → {t['total_tokens_b'] or 0:,} · "
+              f"research tokens {t['research_tokens_a'] or 0:,} → {t['research_tokens_b'] or 0:,} · "
+              f"auxiliary tokens {t['auxiliary_tokens_a'] or 0:,} → {t['auxiliary_tokens_b'] or 0:,} · "
               f"cost {_cost(t['cost_usd_a'])} → {_cost(t['cost_usd_b'])}"]
     return "\n".join(lines) + "\n"
 

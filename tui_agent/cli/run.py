@@ -29,8 +29,9 @@ def cmd_run(argv: Sequence[str]) -> int:
     store = open_store(settings)
     if ns.resume:
         resumed = prepare_resume(store, ns.resume, ns)
-        return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json)
-    return run_headless(settings, ns.question, store, {}, json_out=ns.json)
+        return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json,
+                            config_file=ns.config_file)
+    return run_headless(settings, ns.question, store, {}, json_out=ns.json, config_file=ns.config_file)
 
 
 def _install(loop: asyncio.AbstractEventLoop, sig: int, handler: Any) -> bool:
@@ -67,8 +68,22 @@ async def _with_signals(run: Any) -> dict[str, Any]:
             loop.remove_signal_handler(s)
 
 
-def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str, Any], *, json_out: bool) -> int:
-    """Run (or continue) a session with the plain-terminal front end; returns the exit code."""
+def resume_hint(run: Any, store: Any, config_file: str | None = None) -> str:
+    """What to tell the user when a run stops before its end: the command that continues it (with
+    the data directory and config file this run used), or why there is none (saving failed)."""
+    from tui_agent.cli.hints import where_flags
+
+    if store is None or run.store_error:
+        why = run.store_error or "sessions are not being saved"
+        return f"the session was not saved completely ({why}), so it cannot be resumed"
+    return (f"the session is saved; continue it with tui-agent run --resume {run.session_id}"
+            f"{where_flags(store.path.parent, config_file)}")
+
+
+def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str, Any], *, json_out: bool,
+                 config_file: str | None = None) -> int:
+    """Run (or continue) a session with the plain-terminal front end; returns the exit code.
+    ``config_file``: the --config given, repeated in the printed resume command."""
     from tui_agent.cli.headless import TerminalApprover, TracePrinter, clean, render_answer
     from tui_agent.runner import Run
     from tui_agent.session.exports import dumps
@@ -83,7 +98,7 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
         result = asyncio.run(_with_signals(run))
     except (KeyboardInterrupt, asyncio.CancelledError):
         how = f"stopped by {run.interrupted}" if run.interrupted else "interrupted"
-        sys.stderr.write(f"\n{how}: the session is saved; continue it with tui-agent run --resume {run.session_id}\n")
+        sys.stderr.write(f"\n{how}: {resume_hint(run, store, config_file)}\n")
         if run.interrupted:
             return SIGNAL_EXIT_BASE + getattr(signal, run.interrupted)
         return EXIT_NO_ANSWER

@@ -25,6 +25,13 @@ CASE_SCHEMA = {
     "additionalProperties": False,
 }
 PATTERN_FLAGS = re.IGNORECASE | re.DOTALL
+# Shown under the errors: what a good line looks like.
+EXAMPLE_LINE = '{"id": "capital-fr", "question": "What is the capital of France?", "expect": ["Paris"]}'
+FIELD_HELP = {
+    "id": "a short name for the case, unique in the set",
+    "question": "the question to research",
+    "expect": "a list of regular expressions the answer must match",
+}
 # At most this many problems are listed (a set with a broken format would list every line).
 MAX_REPORTED_ERRORS = 20
 
@@ -47,10 +54,42 @@ class Case:
         return answer is not None and all(re.search(p, answer, PATTERN_FLAGS) for p in self.expect)
 
 
-def load_cases(path: Path) -> list[Case]:
-    """The cases of a set file, or CaseError listing every bad line."""
-    from tui_agent.tools.base import validate_arguments
+def _schema_problems(obj: object) -> list[str]:
+    """What is wrong with one parsed line, in words: the missing field, the unknown key, the
+    wrong type, each with what the field is for."""
+    import jsonschema
 
+    if not isinstance(obj, dict):
+        return [f"a case is a JSON object, not {type(obj).__name__ if obj is not None else 'null'}"]
+    problems = []
+    for err in jsonschema.Draft202012Validator(CASE_SCHEMA).iter_errors(obj):
+        path = list(err.absolute_path)
+        key = str(path[0]) if path else ""
+        match err.validator:
+            case "required":
+                missing = [k for k in CASE_SCHEMA["required"] if k not in obj]
+                problems += [f'"{k}" is missing ({FIELD_HELP[k]})' for k in missing]
+            case "additionalProperties":
+                extra = sorted(k for k in obj if k not in CASE_SCHEMA["properties"])
+                problems += [f'unknown key "{k}" (a case has: {", ".join(CASE_SCHEMA["properties"])})' for k in extra]
+            case "minLength" if len(path) == 1:
+                problems.append(f'"{key}" is empty ({FIELD_HELP[key]})')
+            case "minLength":
+                problems.append(f'"{key}" item {int(path[1]) + 1} is an empty pattern')
+            case "type" if len(path) == 1:
+                problems.append(f'"{key}" must be {"a list of strings" if key == "expect" else "a string"}, not '
+                                f"{json.dumps(err.instance, ensure_ascii=False)[:60]}")
+            case "type":
+                problems.append(f'"{key}" item {int(path[1]) + 1} must be a string, not '
+                                f"{json.dumps(err.instance, ensure_ascii=False)[:60]}")
+            case _:
+                problems.append(f"{'.'.join(map(str, path)) or 'the line'}: {err.message}")
+    return list(dict.fromkeys(problems))
+
+
+def load_cases(path: Path) -> list[Case]:
+    """The cases of a set file, or CaseError listing every bad line by file and number, with an
+    example of a good line."""
     try:
         text = Path(path).expanduser().read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -66,9 +105,9 @@ def load_cases(path: Path) -> list[Case]:
         except ValueError as exc:
             errors.append(f"line {number}: not valid JSON ({exc})")
             continue
-        problem = validate_arguments("case", CASE_SCHEMA, obj)
-        if problem:
-            errors.append(f"line {number}: {problem.split('. Expected schema:')[0].replace('Invalid arguments for case: ', '')}")
+        problems = _schema_problems(obj)
+        if problems:
+            errors.append(f"line {number}: " + "; ".join(problems))
             continue
         if obj["id"] in seen:
             errors.append(f"line {number}: the id {obj['id']!r} is already used on line {seen[obj['id']]}")
@@ -86,5 +125,6 @@ def load_cases(path: Path) -> list[Case]:
         shown = errors[:MAX_REPORTED_ERRORS]
         more = f"\n  … and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
         raise CaseError(f"{path}: {len(errors)} bad line{'s' if len(errors) != 1 else ''}, nothing was run:\n  "
-                        + "\n  ".join(shown) + more)
+                        + "\n  ".join(f"{path} {e}" for e in shown) + more
+                        + f"\n(one case a line, e.g. {EXAMPLE_LINE})")
     return cases

@@ -1,6 +1,6 @@
 """Comparing two labelled runs of a set, case by case: did the answer change, did the path (the
 tool calls in order) change and where did it first diverge, which cases regressed (passed in A,
-failed in B) or were fixed, and the deltas of calls, tokens and cost, with totals."""
+failed in B) or were fixed, and the deltas of calls, tokens (research and auxiliary apart) and cost, with totals."""
 
 from __future__ import annotations
 
@@ -11,6 +11,12 @@ from tui_agent.evals.cases import Case
 from tui_agent.evals.runs import CaseResult, result_of
 from tui_agent.session.fold import fold
 from tui_agent.session.store import Store
+
+
+# The figures summed per label. Tokens come apart: research (the research and forced-answer calls,
+# what a prompt change moves) and auxiliary (tools' own calls such as extraction, which a --replay
+# run skips); total_tokens is their sum.
+TOTALS = ("model_calls", "tool_calls", "total_tokens", "research_tokens", "auxiliary_tokens", "cost_usd")
 
 
 class CompareError(ValueError):
@@ -47,7 +53,8 @@ class CaseComparison:
             "diverges": self.divergence(), "regressed": self.regressed, "fixed": self.fixed,
             "passed_a": self.a.passed if self.a else None, "passed_b": self.b.passed if self.b else None,
             "delta_calls": self.delta("model_calls"), "delta_tool_calls": self.delta("tool_calls"),
-            "delta_tokens": self.delta("total_tokens"), "delta_cost_usd": self.delta("cost_usd"),
+            "delta_tokens": self.delta("total_tokens"), "delta_research_tokens": self.delta("research_tokens"),
+            "delta_auxiliary_tokens": self.delta("auxiliary_tokens"), "delta_cost_usd": self.delta("cost_usd"),
         }
 
 
@@ -71,8 +78,7 @@ class Comparison:
         return sum(values) if values else None
 
     def as_json(self) -> dict[str, Any]:
-        totals = {f"{key}_{side}": self.total(side, key) for key in ("model_calls", "tool_calls", "total_tokens",
-                                                                    "cost_usd") for side in ("a", "b")}
+        totals = {f"{key}_{side}": self.total(side, key) for key in TOTALS for side in ("a", "b")}
         return {"label_a": self.label_a, "label_b": self.label_b, "cases": [c.as_json() for c in self.cases],
                 "regressions": self.regressions, "fixed": self.fixes,
                 "answers_changed": sum(c.answer_changed for c in self.cases),

@@ -37,6 +37,8 @@ class CaseResult:
     model_calls: int = 0
     tool_calls: int = 0
     total_tokens: int = 0
+    research_tokens: int = 0  # research and forced-answer calls: what a prompt change moves
+    auxiliary_tokens: int = 0  # tools' own model calls (extraction); a --replay run makes none
     cost_usd: float | None = None
     elapsed_s: float = 0.0
     unsupported_share: float | None = None  # with --verify: the citation check's unsupported share
@@ -46,7 +48,8 @@ class CaseResult:
 
     def as_json(self, verify: bool = False) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("id", "session_id", "answer", "termination", "passed", "path",
-                                             "model_calls", "tool_calls", "total_tokens", "cost_usd")}
+                                             "model_calls", "tool_calls", "total_tokens", "research_tokens",
+                                             "auxiliary_tokens", "cost_usd")}
         if verify:
             out["unsupported_share"] = self.unsupported_share
             out["needs_review"] = self.needs_review
@@ -62,7 +65,8 @@ def result_of(case: Case, session_id: str, state: SessionState, reused: bool = F
         id=case.id, session_id=session_id, question=case.question, answer=answer,
         termination=str(state.ended.termination) if state.ended else None, passed=case.passed(answer),
         path=state.path(), model_calls=state.model_calls, tool_calls=state.tool_calls,
-        total_tokens=state.total_tokens, cost_usd=state.cost_usd, elapsed_s=state.elapsed_s, reused=reused,
+        total_tokens=state.total_tokens, research_tokens=state.research_tokens,
+        auxiliary_tokens=state.auxiliary_tokens, cost_usd=state.cost_usd, elapsed_s=state.elapsed_s, reused=reused,
         unsupported_share=v.unsupported_share if v and v.ended else None,
         needs_review=v.needs_review if v and v.ended else None,
     )

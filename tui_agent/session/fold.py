@@ -85,6 +85,7 @@ def apply(s: SessionState, e: Event) -> None:
             _decision(s, e)
         case ToolProgress():
             _account(s, e.prompt_tokens or 0, e.completion_tokens or 0, e.cost_usd)
+            s.auxiliary_tokens += (e.prompt_tokens or 0) + (e.completion_tokens or 0)
             if e.call_id in s.calls:
                 s.calls[e.call_id].progress.append(e.text)
         case Observation():

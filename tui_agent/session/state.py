@@ -192,6 +192,7 @@ class SessionState:
     call_seq: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    auxiliary_tokens: int = 0  # of the totals above: tools' own model calls (extraction), not research steps
     cost_usd: float | None = None
     elapsed_s: float = 0.0
     # -- the gates' and guards' inputs --------------------------------------------------------
@@ -248,6 +249,11 @@ class SessionState:
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def research_tokens(self) -> int:
+        """Tokens of the research and forced-answer calls: what a prompt change moves."""
+        return self.total_tokens - self.auxiliary_tokens
 
     def step_state(self, number: int) -> StepState:
         rec = self.steps.get(number)
