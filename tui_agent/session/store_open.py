@@ -130,6 +130,10 @@ def advice(path: Path, code: int | None) -> str:
     if primary == SQLITE_FULL:
         return (f"the disk holding {path.parent} is full (or a file size limit was reached): free some space "
                 f"there, or give another --data-dir; the steps saved so far stay resumable")
+    if primary == SQLITE_IOERR:
+        return (f"writing or reading {path.parent} failed: the disk may be full, at a file size limit (ulimit -f) "
+                f"or failing; free some space there or give another --data-dir, and if it persists check the file "
+                f"with: tui-agent sessions doctor {data_dir_flag(path)}")
     if primary in _DAMAGED:
         return (f"check it with: tui-agent sessions doctor {data_dir_flag(path)} (it says what is wrong, and "
                 f"--recover salvages what is readable), or move it aside and start afresh: "
