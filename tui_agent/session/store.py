@@ -328,8 +328,8 @@ class Store:
                 f"SELECT {_COLUMNS} FROM sessions WHERE id LIKE ? ESCAPE '\\' OR id LIKE ? ESCAPE '\\' "
                 f"ORDER BY created DESC", (escaped + "%", "%" + escaped))]
         if not rows:
-            raise StoreError(f"no session with an id starting or ending {text!r} in {self.path} (tui-agent sessions "
-                             f"list shows them)")
+            raise StoreError(f"no session with an id starting {text!r} (or ending so) in {self.path}; tui-agent "
+                             f"sessions list shows them")
         if len(rows) > 1:
             raise AmbiguousId(text, rows)
         return rows[0].id
