@@ -162,7 +162,8 @@ def store_error(path: Path, exc: BaseException, doing: str) -> StoreError:
     code = error_code(exc)
     cls = {SQLITE_FULL: StoreFull, SQLITE_CORRUPT: StoreDamaged, SQLITE_NOTADB: StoreDamaged}.get(
         (code or 0) & 0xFF, StoreError)
-    return cls(f"the session database {path} cannot be {doing}: {exc}. {advice(path, code)}")
+    what = advice(path, code)
+    return cls(f"the session database {path} cannot be {doing}: {exc}. {what[:1].upper()}{what[1:]}")
 
 
 def empty_file(path: Path) -> bool:
