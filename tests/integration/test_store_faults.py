@@ -72,7 +72,8 @@ def test_a_disk_that_fills_mid_run_keeps_the_answer_warns_and_the_data_dir_recov
     steps = 14
     for i in range(steps):
         searx_server.results[f"topic {i}"] = [{"url": f"http://a.example/{i}", "title": f"T{i}", "content": "c" * 300}]
-    chat_server.script(*[call("search", query=[f"topic {i}"]) for i in range(steps)], "<answer>the final answer</answer>")
+    chat_server.script(*[call("search", query=[f"topic {i}"]) for i in range(steps)],
+                       "<answer>the final answer</answer>")
     size = max(f.stat().st_size for f in data.iterdir())
     proc = subprocess.run(command("run", "What is the answer?", *run_args(chat_server, searx_server)),
                           env=env_for(tmp_path), capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,

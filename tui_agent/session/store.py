@@ -219,7 +219,8 @@ class Store:
             row = self.conn.execute("SELECT status, owner, (SELECT COUNT(*) FROM events WHERE session_id=?) "
                                     "FROM sessions WHERE id=?", (session_id, session_id)).fetchone()
             if row is None:
-                raise StoreError(f"no session with id {session_id!r} in {self.path}")
+                raise StoreError(f"no session with id {session_id!r} in {self.path}; tui-agent sessions list "
+                                 f"shows them")
             status, owner, count = row
             if status == SessionStatus.RUNNING and owner != self.owner and owner_alive(owner):
                 raise busy
@@ -311,7 +312,8 @@ class Store:
         with self._reading():
             row = self.conn.execute(f"SELECT {_COLUMNS} FROM sessions WHERE id=?", (session_id,)).fetchone()
         if row is None:
-            raise StoreError(f"no session with id {session_id!r} in {self.path}")
+            raise StoreError(f"no session with id {session_id!r} in {self.path}; tui-agent sessions list "
+                             f"shows them")
         return self._row(row)
 
     def resolve_id(self, text: str) -> str:
