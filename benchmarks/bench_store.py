@@ -1,4 +1,5 @@
-"""Store figures: appending 10,000 events, listing 1,000 sessions, folding a 100-step session.
+"""Store figures: appending 10,000 events, listing 1,000 sessions, folding a 100-step session;
+opening read-only, resolving an id by its random suffix, the resume claim, the doctor's check.
 
 Goal (issue 5): the session list opens in under 200 ms with 1,000 sessions — here the store
 side of it (query + rows); the TUI's own rendering is measured in bench_tui.py.
@@ -21,7 +22,8 @@ from tui_agent.session.events import (  # noqa: E402
     RunEnded, RunStarted,
 )
 from tui_agent.session.fold import fold  # noqa: E402
-from tui_agent.session.store import Store  # noqa: E402
+from tui_agent.session.doctor import diagnose  # noqa: E402
+from tui_agent.session.store import SessionStatus, Store  # noqa: E402
 
 OBS = ("Lorem research text about the subject with numbers 12345 and names. " * 400)[:20000]
 
@@ -71,6 +73,14 @@ def main() -> None:
         rows.append(("list 1,001 sessions (all rows)", ms, None))
         ms = median_ms(lambda: Store(Path(d)).list_sessions())
         rows.append(("open database + list 1,001 sessions", ms, None))
+        ms = median_ms(lambda: Store(Path(d), read_only=True).list_sessions())
+        rows.append(("open read-only + list 1,001 sessions", ms, None))
+        ms = median_ms(lambda: store.resolve_id("s0999"))
+        rows.append(("resolve a full id", ms, None))
+        ms = median_ms(lambda: store.resolve_id("0999"))
+        rows.append(("resolve an id by a unique suffix (1,001 sessions)", ms, None))
+        ms = median_ms(lambda: (store.claim("s0500"), store.release("s0500", SessionStatus.INTERRUPTED)))
+        rows.append(("claim a session for a resume, then release it", ms, None))
 
         big = session_events("big", 100)
         t0 = time.perf_counter()
@@ -81,6 +91,8 @@ def main() -> None:
         rows.append((f"append a 100-step session ({len(big)} events, 20 KB observations)", total, total / len(big)))
         ms = median_ms(lambda: fold(store.events("big")))
         rows.append(("fold the 100-step session (its messages and every view)", ms, None))
+        ms = median_ms(lambda: diagnose(Path(d)), runs=3)
+        rows.append(("sessions doctor: integrity check of the whole database", ms, None))
         state = fold(store.events("big"))
         size = sum(len(m["content"]) for m in state.messages)
         db_mb = sum(f.stat().st_size for f in Path(d).iterdir()) / 1e6

@@ -10,7 +10,7 @@ from tui_agent.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.engine import BreakpointHook, Engine, Replay
 from tui_agent.llm import LLM
-from tui_agent.session.events import Event
+from tui_agent.session.events import Event, Notice, NoticeLevel
 from tui_agent.session.fold import SessionState
 from tui_agent.session.store import Store, new_session_id
 from tui_agent.tools.base import ToolRegistry
@@ -37,6 +37,7 @@ class Run:
         http: Any = None,
         eval_label: str | None = None,
         case_id: str | None = None,
+        claim_events: int | None = None,
     ) -> None:
         self.settings = settings
         self.question = question
@@ -53,6 +54,7 @@ class Run:
         self.tools = tools
         self.http = http
         self.eval_label, self.case_id = eval_label, case_id  # a case of a regression set (tui-agent eval)
+        self.claim_events = claim_events  # a resumed session: the stored events its state folds
         self.engine: Engine | None = None
         self.store_error: str | None = None
         self.interrupted: str | None = None  # the signal that stopped the run, if one did
@@ -61,12 +63,16 @@ class Run:
         self._task: asyncio.Task | None = None
 
     def _emit(self, event: Event) -> None:
-        if self.store is not None:
+        if self.store is not None and self.store_error is None:
             try:
                 self.store.append(event)
             except Exception as exc:  # noqa: BLE001 - a full disk must not end the run silently
-                if self.store_error is None:
-                    self.store_error = f"could not save to the session database: {exc}"
+                # Saving stops at the first failure, so the stored session ends at a whole event
+                # and stays resumable from there; the run goes on and says so at once.
+                self.store_error = f"saving stopped at step {event.step}: {exc}"
+                for listener in self.listeners:
+                    listener(Notice(session_id=self.session_id, step=event.step, level=NoticeLevel.ERROR,
+                                    text=f"{self.store_error} — the run goes on, but what follows is not saved"))
         for listener in self.listeners:
             listener(event)
 
@@ -79,6 +85,9 @@ class Run:
             tools, client = build_registry(self.settings), make_client(self.settings)
         else:
             tools, client = self.tools, contextlib.nullcontext(self.http)
+        if self.store is not None and self.state is not None:
+            # Take the session before anything runs: of two processes resuming it, one runs.
+            self.store.claim(self.session_id, seen_events=self.claim_events)
         if self.store is not None and self.state is None:
             self.store.create_session(self.session_id, self.question, self.settings.model or "",
                                       self.settings.summary(), eval_label=self.eval_label, case_id=self.case_id)
@@ -96,8 +105,18 @@ class Run:
                     self.engine.set_auto(self._auto_early)
                 return await self.engine.run()
         finally:
-            if self.interrupted and self.store is not None:
-                self.store.mark_interrupted(self.session_id)
+            if self.store is not None and (self.interrupted or self.store_error):
+                self._mark_interrupted()
+
+    def _mark_interrupted(self) -> None:
+        """Stopped by a signal, or saving stopped: what was saved stays resumable (a full disk may
+        refuse even this; the next open finds the owner gone and marks it then)."""
+        from tui_agent.session.store import StoreError
+
+        try:
+            self.store.mark_interrupted(self.session_id)
+        except StoreError:
+            pass
 
     def request_submit(self) -> None:
         """Submit now; before the engine exists the request is kept for it."""
@@ -122,6 +141,6 @@ class Run:
         (and again once the engine has stopped) and stays resumable."""
         self.interrupted = reason
         if self.store is not None:
-            self.store.mark_interrupted(self.session_id)
+            self._mark_interrupted()
         if self._task is not None and not self._task.done():
             self._task.cancel()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.helpers import call
 from tests.servers import Fault
+from tui_agent.session.store import short_id
 
 ARTICLE = """<html><head><title>The Answer Article</title></head><body>
 <nav>Home | About | Contact</nav>
@@ -73,7 +74,7 @@ def test_run_json_search_visit_answer_and_the_stored_trace_matches_what_was_prin
     assert shown.returncode == 0, shown.stderr
     assert without_timestamps(shown.stdout) == without_timestamps(proc.stderr)
     listed = cli("sessions", "list", env=env)
-    assert result["session_id"] in listed.stdout.split()
+    assert short_id(result["session_id"]) in listed.stdout.split()  # lists show the random part
 
 
 def test_run_without_a_terminal_and_without_yes_is_a_usage_error(tmp_path, chat_server):

@@ -49,7 +49,7 @@ def wait_for_the_model_call(tmp_path, proc, chat, timeout: float = 120.0) -> str
 
 
 def listed_status(tmp_path, sid: str) -> str:
-    out = cli("sessions", "list", env=isolated_env(tmp_path)).stdout
+    out = cli("sessions", "list", "--full-ids", env=isolated_env(tmp_path)).stdout
     line = next(line for line in out.splitlines() if line.startswith(sid))
     return line.split()[3]
 

@@ -112,8 +112,8 @@ def prepare_resume(store: Any, session_id: str, ns: argparse.Namespace):
 
 
 def resolve_id(store: Any, text: str) -> str:
-    """The full id for an id or a unique prefix; an unknown or ambiguous one is a usage error
-    (an ambiguous prefix lists the candidates)."""
+    """The full id for an id, a unique prefix or a unique suffix; an unknown or ambiguous one is a
+    usage error (an ambiguous one lists the candidates)."""
     from tui_agent.session.store import StoreError
 
     try:
@@ -122,10 +122,11 @@ def resolve_id(store: Any, text: str) -> str:
         raise UsageError(str(exc)) from None
 
 
-def open_store(settings: Settings):
+def open_store(settings: Settings, *, read_only: bool = False):
+    """The session store; ``read_only`` for commands that only read (they work on a read-only disk)."""
     from tui_agent.session.store import Store, StoreError
 
     try:
-        return Store(settings.resolved_data_dir())
+        return Store(settings.resolved_data_dir(), read_only=read_only)
     except StoreError as exc:
         raise UsageError(str(exc)) from None

@@ -182,7 +182,7 @@ def cmd_compare(argv: Sequence[str]) -> int:
     p.add_argument("--json", action="store_true")
     add_common(p)
     ns = p.parse_args(argv)
-    store = open_store(settings_from(ns))
+    store = open_store(settings_from(ns), read_only=True)
     try:
         cmp = compare(store, ns.label_a, ns.label_b)
     except CompareError as exc:
@@ -245,7 +245,7 @@ def cmd_list(argv: Sequence[str]) -> int:
     p = _Parser(prog="tui-agent eval list", description="Labelled runs of regression sets.")
     add_common(p)
     ns = p.parse_args(argv)
-    store = open_store(settings_from(ns))
+    store = open_store(settings_from(ns), read_only=True)
     runs = store.eval_runs()
     if not runs:
         print(f"no eval runs in {store.path}")

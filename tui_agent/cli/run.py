@@ -87,6 +87,8 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
     from tui_agent.cli.headless import TerminalApprover, TracePrinter, clean, render_answer
     from tui_agent.runner import Run
     from tui_agent.session.exports import dumps
+    from tui_agent.session.store import StoreError, short_id
+    from tui_agent.session.store_open import data_dir_flag
 
     if not settings.auto_approve and not sys.stdin.isatty():
         raise UsageError("standard input is not a terminal, so tool calls cannot be approved; "
@@ -96,14 +98,14 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
               listeners=[TracePrinter(sys.stderr, live=sys.stderr.isatty())], **kwargs)
     try:
         result = asyncio.run(_with_signals(run))
+    except StoreError as exc:  # another process took the session first; no space to start it
+        raise UsageError(str(exc)) from None
     except (KeyboardInterrupt, asyncio.CancelledError):
         how = f"stopped by {run.interrupted}" if run.interrupted else "interrupted"
         sys.stderr.write(f"\n{how}: {resume_hint(run, store, config_file)}\n")
         if run.interrupted:
             return SIGNAL_EXIT_BASE + getattr(signal, run.interrupted)
         return EXIT_NO_ANSWER
-    if run.store_error:
-        sys.stderr.write(f"warning: {run.store_error}\n")
     state = run.engine.state if run.engine else None
     if json_out:
         sys.stdout.write(dumps(result) + "\n")
@@ -112,4 +114,9 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
     if result.get("answer") is None and state is not None and state.ended and state.ended.message:
         sys.stderr.write(f"no answer: {clean(state.ended.message)}\n")
     sys.stdout.flush()
+    if run.store_error:  # the answer is shown, but the session is not saved whole: say so, exit 1
+        sys.stderr.write(f"warning: the session was not saved whole ({run.store_error}); once the database can be "
+                         f"written again, continue it from the last saved step: tui-agent run --resume "
+                         f"{short_id(run.session_id)} {data_dir_flag(store.path)}\n")
+        return EXIT_NO_ANSWER
     return EXIT_OK if result.get("answer") is not None else EXIT_NO_ANSWER

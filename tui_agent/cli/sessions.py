@@ -1,29 +1,34 @@
-"""`tui-agent sessions list|show|export|fork|delete|verify`: stored sessions.
+"""`tui-agent sessions list|show|export|fork|delete|verify|doctor`: stored sessions.
 
-Ids are printed in full, never shortened or wrapped (also when piped); wherever an id is
-taken, a unique prefix of it is enough (as git takes commit ids), and an ambiguous prefix lists
-the candidates. Unknown ids and a damaged database give a clear message and exit 2.
+``list`` shows each id's short form, its random part (``--full-ids`` for the whole ids); wherever
+an id is taken, the full id, a unique prefix (as git takes commit ids) or a unique suffix is
+enough, and an ambiguous one lists the candidates. ``list``, ``show`` and ``export`` open the
+database read-only. Unknown ids and a damaged database give a clear message saying what to do,
+and exit 2; ``doctor`` checks the database and salvages what is readable.
 """
 
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
 from tui_agent.cli.common import UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
-from tui_agent.cli.exit_codes import EXIT_USAGE
+from tui_agent.cli.exit_codes import EXIT_NO_ANSWER
 from tui_agent.cli.run import run_headless
 from tui_agent.cli.verify import add_parser as add_verify_parser, cmd_verify
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent sessions", description="Stored sessions.")
-    sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete,verify}")
-    lst = sub.add_parser("list", help="list sessions with their ids in full")
+    sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete,verify,doctor}")
+    lst = sub.add_parser("list", help="list sessions (ids in their short form: any unique part of an id is taken)")
     lst.add_argument("--filter", help="only sessions whose question contains this text")
+    lst.add_argument("--full-ids", action="store_true", help="print ids in full")
     add_common(lst)
     show = sub.add_parser("show", help="show a session's steps")
     show.add_argument("id")
@@ -48,11 +53,26 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     add_common(delete)
     add_verify_parser(sub)
+    doctor = sub.add_parser("doctor", help="check the session database; --recover salvages a damaged one")
+    doctor.add_argument("--recover", action="store_true",
+                        help="copy every readable row into a fresh database, keeping the damaged file beside it")
+    add_common(doctor)
     return p
 
 
 def _store(ns: argparse.Namespace):
-    return open_store(settings_from(ns))
+    """The store, read-only: the commands that use this only read."""
+    return open_store(settings_from(ns), read_only=True)
+
+
+def shown_ids(rows: list, full: bool) -> dict[str, str]:
+    """Each row's id as a list shows it: the short form, unless another row shares it."""
+    from tui_agent.session.store import short_id
+
+    if full:
+        return {r.id: r.id for r in rows}
+    shorts = Counter(short_id(r.id) for r in rows)
+    return {r.id: short_id(r.id) if shorts[short_id(r.id)] == 1 else r.id for r in rows}
 
 
 def cmd_list(ns: argparse.Namespace) -> int:
@@ -69,7 +89,8 @@ def cmd_list(ns: argparse.Namespace) -> int:
     if not rows:
         print(f"no sessions in {store.path}")
         return 0
-    width = max(len(r.id) for r in rows)
+    ids = shown_ids(rows, ns.full_ids)
+    width = max(2, *(len(i) for i in ids.values()))
     print(f"{'ID':<{width}}  {'CREATED':<16}  {'STATUS':<13}  {'STEPS':>5}  {'COST':>9}  {'MODEL':<24}  QUESTION")
     for r in rows:
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created))
@@ -77,7 +98,7 @@ def cmd_list(ns: argparse.Namespace) -> int:
         cost = f"${r.cost_usd:.4f}" if r.cost_usd is not None else "-"
         question = clean(r.question).replace("\n", " ")
         fork = f" (fork of {r.parent_id} at {r.fork_step})" if r.parent_id else ""
-        print(f"{r.id:<{width}}  {created:<16}  {status:<13}  {r.steps:>5}  {cost:>9}  {clean(r.model)[:24]:<24}  "
+        print(f"{ids[r.id]:<{width}}  {created:<16}  {status:<13}  {r.steps:>5}  {cost:>9}  {clean(r.model)[:24]:<24}  "
               f"{question[:80]}{fork}")
     return 0
 
@@ -155,7 +176,7 @@ def cmd_fork(ns: argparse.Namespace) -> int:
 def cmd_delete(ns: argparse.Namespace) -> int:
     from tui_agent.session.store import StoreError
 
-    store = _store(ns)
+    store = open_store(settings_from(ns))
     ns.id = resolve_id(store, ns.id)
     try:
         row = store.get_session(ns.id)
@@ -173,18 +194,48 @@ def cmd_delete(ns: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(ns: argparse.Namespace) -> int:
+    """Exit 0: the database is sound (or was salvaged); 1: it is not, and what to do is printed."""
+    from tui_agent.session.doctor import advice_for, diagnose, recover
+
+    data_dir = settings_from(ns).resolved_data_dir()
+    found = diagnose(data_dir)
+    if found.ok:
+        print(f"{found.path}: ok · {found.sessions} sessions · {found.events} events · integrity check passed")
+        return 0
+    if not found.path.exists():
+        print(f"{found.path}: {found.problems[0]}")
+        return 0
+    print(f"{found.path}: damaged:\n" + "\n".join(f"  {p}" for p in found.problems))
+    if not ns.recover:
+        print(advice_for(found))
+        return EXIT_NO_ANSWER
+    try:
+        done = recover(data_dir)
+    except (OSError, sqlite3.DatabaseError) as exc:
+        raise UsageError(f"the salvage failed: {exc}; the damaged file is unchanged. Move it aside and start "
+                         f"afresh: mv {found.path} {found.path}.broken") from None
+    copied = " · ".join(f"{n} {table}" for table, n in done.copied.items()) or "nothing"
+    lost = " · ".join(f"{table}: {n} damaged stretch(es) skipped" for table, n in done.unreadable.items())
+    print(f"salvaged {copied} into {done.path}" + (f" ({lost})" if lost else ""))
+    print(f"the damaged file is kept as {done.kept_as}")
+    return 0
+
+
 def main(argv: Sequence[str]) -> int:
     ns = build_parser().parse_args(argv)
     handlers = {"list": cmd_list, "show": cmd_show, "export": cmd_export, "fork": cmd_fork, "delete": cmd_delete,
-                "verify": cmd_verify}
+                "verify": cmd_verify, "doctor": cmd_doctor}
+    from tui_agent.session.store import StoreError
+
     try:
         return handlers[ns.action](ns)
     except UsageError:
         raise
-    except Exception as exc:  # a damaged database must not end in a traceback
-        import sqlite3
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    except sqlite3.DatabaseError as exc:  # a damaged database must not end in a traceback
+        from tui_agent.session.store_open import store_error
 
-        if isinstance(exc, sqlite3.DatabaseError):
-            raise UsageError(f"the session database cannot be read: {exc}") from None
-        raise
-    return EXIT_USAGE
+        raise UsageError(str(store_error(settings_from(ns).resolved_data_dir() / "sessions.sqlite3", exc,
+                                         "read"))) from None

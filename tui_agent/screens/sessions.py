@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from typing import Any, Iterable
 
 from textual.app import ComposeResult
@@ -31,7 +32,7 @@ QUESTION_CHARS = 90
 LIST_ACTIONS = table(
     UiAction("back", "escape", "Back", "Back", "clear the filter, then leave the browser", priority=True),
     UiAction("open", "enter", "Open", "Open session", "open the selected session: step through it read-only"),
-    UiAction("focus_filter", "slash", "Filter", "Filter sessions", "type to filter by question, model or id prefix",
+    UiAction("focus_filter", "slash", "Filter", "Filter sessions", "type to filter by question, model, or the start or end of an id",
              key_display="/"),
     UiAction("resume", "R", "Resume", "Resume session", "continue the selected unfinished session here"),
     UiAction("export", "x", "Export", "Export report", "write the selected session's Markdown report (asks where)"),
@@ -108,13 +109,16 @@ class SessionsScreen(Screen):
         table_.clear()
         needle = text.strip().lower()
         shown = 0
+        shorts = Counter(r.short_id for r in self.rows)
         for r in self.rows:
-            if needle and needle not in f"{r.question} {r.model}".lower() and not r.id.lower().startswith(needle):
+            sid = r.id.lower()
+            if needle and needle not in f"{r.question} {r.model}".lower() and not (sid.startswith(needle)
+                                                                               or sid.endswith(needle)):
                 continue
             question = clean(r.question).replace("\n", " ")
             if len(question) > QUESTION_CHARS:
                 question = question[: QUESTION_CHARS - 1] + "…"
-            table_.add_row(r.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created)), clean(r.model),
+            table_.add_row(r.short_id if shorts[r.short_id] == 1 else r.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created)), clean(r.model),
                            r.shown_status, str(r.steps), str(r.tool_calls),
                            f"${r.cost_usd:.4f}" if r.cost_usd is not None else "", question, key=r.id)
             shown += 1

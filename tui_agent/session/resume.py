@@ -39,9 +39,11 @@ class Resumed:
     settings: Settings
     state: SessionState
     replay: Any = None  # a Replayer for a fork (unless live tools were asked for)
+    seen_events: int | None = None  # the stored events ``state`` folds: the run claims the session at that count
 
     def run_kwargs(self) -> dict[str, Any]:
-        return {"session_id": self.session_id, "state": self.state, "replay": self.replay}
+        return {"session_id": self.session_id, "state": self.state, "replay": self.replay,
+                "claim_events": self.seen_events}
 
 
 def session_settings(stored: dict[str, Any], flags: dict[str, Any]) -> Settings:
@@ -75,15 +77,22 @@ def prepare_resume(store: Store, session_id: str, flags: dict[str, Any], *, live
     if store.held_elsewhere(session_id):
         raise ResumeError(f"session {session_id} is running in another process; stop that one first (or wait "
                           f"for it to end)")
-    state = load(store, session_id)
+    try:
+        events = store.events(session_id)
+    except StoreError as exc:
+        raise ResumeError(str(exc)) from None
+    state = fold(events)
     if not state.messages:
         raise ResumeError(f"session {session_id} has no events to resume from")
     if state.ended is not None and state.ended.termination != Termination.CANCELLED:
         raise ResumeError(f"session {session_id} is finished ({state.ended.termination}); "
                           f"fork it to continue: tui-agent sessions fork {session_id} --at STEP")
     settings = session_settings(store.session_settings(session_id), flags)
-    replay = Replayer.from_store(store, row.parent_id) if row.parent_id and not live_tools else None
-    return Resumed(session_id, state.question, settings, state, replay)
+    try:
+        replay = Replayer.from_store(store, row.parent_id) if row.parent_id and not live_tools else None
+    except StoreError as exc:
+        raise ResumeError(str(exc)) from None
+    return Resumed(session_id, state.question, settings, state, replay, seen_events=len(events))
 
 
 # -- fork -------------------------------------------------------------------------------------
