@@ -177,6 +177,29 @@ class TerminalApprover:
             raise EOFError
         return line.strip()
 
+    async def _edit(self, req: ApprovalRequest) -> dict | None:
+        """Ask for the arguments as JSON until they parse and fit the schema. A rejected text is
+        shown back with what is wrong, and the JSON prompt is asked again (the text is never lost);
+        an empty line or end of input goes back to the menu (None)."""
+        self.out.write(f"  current: {_args(req.arguments)}\n")
+        while True:
+            try:
+                text = await self._read("  arguments as JSON (empty line: back to the menu) > ")
+            except EOFError:
+                return None
+            if not text:
+                return None
+            try:
+                args = json.loads(text)
+            except ValueError as exc:
+                self.out.write(f"  not valid JSON: {exc}\n  you wrote: {clean(text)}\n")
+                continue
+            error = validate_arguments(req.tool, req.schema, args)
+            if error:
+                self.out.write(f"  {error}\n  you wrote: {clean(text)}\n")
+                continue
+            return args
+
     async def decide(self, req: ApprovalRequest) -> DecisionT:
         self.out.write(f"\n  {req.tool} {_args(req.arguments)}\n")
         while True:
@@ -197,19 +220,10 @@ class TerminalApprover:
                     reason = ""
                 return Reject(reason or "rejected by the user")
             if choice in ("e", "E"):
-                try:
-                    text = await self._read("  arguments as JSON > ")
-                    args = json.loads(text)
-                except EOFError:
-                    continue
-                except ValueError as exc:
-                    self.out.write(f"  not valid JSON: {exc}\n")
-                    continue
-                error = validate_arguments(req.tool, req.schema, args)
-                if error:
-                    self.out.write(f"  {error}\n")
-                    continue
-                return Approve(args, edited=True)
+                args = await self._edit(req)
+                if args is not None:
+                    return Approve(args, edited=True)
+                continue
             self.out.write("  please answer a, A, e, r or s\n")
 
 
