@@ -170,7 +170,8 @@ def cmd_fork(ns: argparse.Namespace) -> int:
 
         return run_app(settings, None, resume=new_id)
     resumed = prepare_resume(store, new_id, ns)
-    return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json)
+    return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json,
+                        config_file=getattr(ns, "config_file", None))
 
 
 def cmd_delete(ns: argparse.Namespace) -> int:
