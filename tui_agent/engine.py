@@ -17,7 +17,7 @@ from tui_agent import protocol
 from tui_agent.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.model import Model, ModelError, Reply, RetryInfo
-from tui_agent.run_control import Clock, RunControl, SubmitRequested
+from tui_agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
 from tui_agent.session import fold
 from tui_agent.session.events import (
     AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, ModelCallEnded,
@@ -116,18 +116,7 @@ class Engine:
         return self.state.approval.auto if self.control.started else self._auto_at_start
 
     def _call_soon(self, fn: Callable[[], None]) -> None:
-        loop = self._loop
-        if loop is None or not loop.is_running():
-            fn()
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            fn()
-        else:
-            loop.call_soon_threadsafe(fn)
+        call_in_loop(self._loop, fn)
 
     # -- helpers ------------------------------------------------------------------------
     @property
@@ -238,10 +227,8 @@ class Engine:
             return None
         parsed = protocol.parse_reply(self.messages[-1]["content"], tools=self.tools)
         try:
-            if st.open_calls is not None and parsed.calls:
+            if parsed.calls:  # what the stopped process had done already is not done again
                 await self.runner.run_calls(parsed, st.recorded_calls())
-            elif parsed.calls:
-                await self.runner.run_calls(parsed)
             else:
                 self._correct(protocol.correction(parsed, self.tools), _reason(parsed))
         except SubmitRequested:
@@ -249,17 +236,7 @@ class Engine:
         return None
 
     def _gate(self) -> Termination | None:
-        s, st = self.settings, self.state
-        if st.model_calls >= s.max_calls:
-            return Termination.CALL_LIMIT
-        if self.elapsed() >= s.max_minutes * 60:
-            return Termination.TIME_LIMIT
-        if s.budget_usd is not None and (st.cost_usd or 0.0) >= s.budget_usd:
-            return Termination.BUDGET_LIMIT
-        total, _ = self.counter.messages(self.messages)
-        if total > self.threshold():
-            return Termination.TOKEN_LIMIT
-        return None
+        return gate(self.settings, self.state, self.elapsed(), self.counter.messages(self.messages)[0], self.threshold())
 
     def _correct(self, content: str, reason: CorrectionReason) -> None:
         self.emit(Correction(content=content, reason=reason))
@@ -280,7 +257,9 @@ class Engine:
         if self.before_call is not None and purpose == Purpose.RESEARCH:
             edited = await self.control.human(self.before_call([dict(m) for m in msgs], started))
             if edited is not None:
-                self._apply_edits(msgs, edited)
+                for i, new in enumerate(edited):
+                    if i < len(msgs) and msgs[i].get("content") != new.get("content"):
+                        self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
                 total, per = self.counter.messages(self.messages)
                 started.messages, started.message_tokens, started.prompt_tokens = \
                     [dict(m) for m in self.messages], per, total
@@ -319,11 +298,6 @@ class Engine:
         ))
         return reply
 
-    def _apply_edits(self, msgs: list[dict[str, str]], edited: list[dict[str, str]]) -> None:
-        for i, new in enumerate(edited):
-            if i < len(msgs) and msgs[i].get("content") != new.get("content"):
-                self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
-
     async def _sub_complete(self, messages: list[dict[str, str]], *, purpose: Purpose = Purpose.EXTRACT,
                             model: str | None = None, **_: object) -> Reply:
         """Model calls made by tools (extraction): retried, not counted against max_calls."""
@@ -335,17 +309,8 @@ class Engine:
 
     # -- the forced answer ---------------------------------------------------------------------
     def forced_messages(self, reason: Termination) -> list[dict[str, str]]:
-        """Same system prompt and history; the last user message keeps the latest observation
-        (trimmed to fit) and then tells the model to answer now."""
-        msgs, latest = fold.forced_base(self.state)
-        if latest is not None:
-            instruction = protocol.forced_message(None, reason)
-            base, _ = self.counter.messages(msgs + [{"role": "user", "content": instruction}])
-            budget = self.context_window() - base - self.settings.forced_answer_tokens
-            if self.counter.message({"role": "user", "content": latest}) > budget:
-                kept, cut = truncate(latest, max(0, budget - TRIM_NOTE_TOKENS))
-                latest = kept + f"\n[… latest observation trimmed by {cut} tokens to leave room for the answer]"
-        return msgs + [{"role": "user", "content": protocol.forced_message(latest, reason)}]
+        return forced_request(self.state, self.counter, self.context_window() - self.settings.forced_answer_tokens,
+                              reason)
 
     async def _forced(self, reason: Termination, emit_forced: bool = True) -> Termination:
         msgs = self.forced_messages(reason)
@@ -380,3 +345,31 @@ def _reason(parsed: protocol.ParsedReply) -> CorrectionReason:
         return CorrectionReason(parsed.problem)
     except ValueError:
         return CorrectionReason.NO_ACTION
+
+
+def gate(s: Settings, st: SessionState, elapsed: float, prompt_tokens: int, threshold: int) -> Termination | None:
+    """The gate that stops the loop before its next research call, if one does."""
+    if st.model_calls >= s.max_calls:
+        return Termination.CALL_LIMIT
+    if elapsed >= s.max_minutes * 60:
+        return Termination.TIME_LIMIT
+    if s.budget_usd is not None and (st.cost_usd or 0.0) >= s.budget_usd:
+        return Termination.BUDGET_LIMIT
+    if prompt_tokens > threshold:
+        return Termination.TOKEN_LIMIT
+    return None
+
+
+def forced_request(state: SessionState, counter: TokenCounter, room: int, reason: Termination) -> list[dict[str, str]]:
+    """The forced answer's request: same system prompt and history; the last user message keeps the
+    latest observation (trimmed so the request fits in ``room`` tokens) and then tells the model to
+    answer now."""
+    msgs, latest = fold.forced_base(state)
+    if latest is not None:
+        instruction = protocol.forced_message(None, reason)
+        base, _ = counter.messages(msgs + [{"role": "user", "content": instruction}])
+        budget = room - base
+        if counter.message({"role": "user", "content": latest}) > budget:
+            kept, cut = truncate(latest, max(0, budget - TRIM_NOTE_TOKENS))
+            latest = kept + f"\n[… latest observation trimmed by {cut} tokens to leave room for the answer]"
+    return msgs + [{"role": "user", "content": protocol.forced_message(latest, reason)}]

@@ -94,3 +94,18 @@ class RunControl:
         finally:
             self._waited += self.clock() - self._wait_start
             self._wait_start = None
+
+
+def call_in_loop(loop: asyncio.AbstractEventLoop | None, fn: Callable[[], None]) -> None:
+    """Call ``fn`` in ``loop`` (safe from any thread): now when on that loop or when it is not running."""
+    if loop is None or not loop.is_running():
+        fn()
+        return
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        fn()
+    else:
+        loop.call_soon_threadsafe(fn)
