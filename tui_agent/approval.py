@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Union
+from typing import Callable, Protocol, Union
 
 from tui_agent.session.events import DecisionKind
+
+JSON = Union[dict[str, "JSON"], list["JSON"], str, int, float, bool, None]
+"""A JSON value: a tool call's arguments as the model wrote them (validated against the schema later)."""
+Schema = dict[str, JSON]
+"""A tool's JSON schema."""
 
 
 @dataclass
 class Approve:
-    arguments: Any
+    arguments: JSON
     edited: bool = False
     auto: bool = False
     always: bool = False  # also approve this tool for the rest of the run
@@ -42,9 +47,9 @@ class ApprovalRequest:
     call_id: str
     step: int
     tool: str
-    arguments: Any
-    schema: dict[str, Any]
-    future: asyncio.Future | None = field(default=None, repr=False)
+    arguments: JSON
+    schema: Schema
+    future: "asyncio.Future[DecisionT] | None" = field(default=None, repr=False)
 
 
 class Approver(Protocol):
@@ -61,11 +66,12 @@ class FutureApprover:
         self.pending: ApprovalRequest | None = None
 
     async def decide(self, request: ApprovalRequest) -> DecisionT:
-        request.future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[DecisionT] = asyncio.get_running_loop().create_future()
+        request.future = future
         self.pending = request
         self.notify(request)
         try:
-            return await request.future
+            return await future
         finally:
             self.pending = None
 
@@ -84,7 +90,7 @@ def decision_kind(decision: DecisionT) -> DecisionKind:
             return DecisionKind.APPROVED
 
 
-def recorded_decision(kind: DecisionKind | None, arguments: Any, reason: str) -> DecisionT | None:
+def recorded_decision(kind: DecisionKind | None, arguments: JSON, reason: str) -> DecisionT | None:
     """The typed decision a stored Decision event stands for (None when there was none)."""
     match kind:
         case None:

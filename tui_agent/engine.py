@@ -11,55 +11,57 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import date
-from typing import Any, Awaitable, Callable, Protocol
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from tui_agent import protocol
-from tui_agent.approval import (
-    Approver,
-)
+from tui_agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.llm import LLM, ModelError, Reply, RetryInfo
+from tui_agent.model import Model, ModelError, Reply, RetryInfo
+from tui_agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
 from tui_agent.session import fold
 from tui_agent.session.events import (
-    AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta, Notice, NoticeLevel, Observation,
-    PromptEdited, Purpose, Retry, RunEnded, RunStarted, SourceAdded,
-    Termination,
+    AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, ModelCallEnded,
+    ModelCallStarted, ModelDelta, Notice, NoticeLevel, PromptEdited, Purpose, Retry, RunEnded, RunStarted, Termination,
 )
-from tui_agent.session.fold import SessionState, SourceState
+from tui_agent.session.fold import SessionState
 from tui_agent.tokens import TokenCounter, truncate
-from tui_agent.tool_calls import SubmitRequested, ToolCalls
-from tui_agent.tools.base import SourceRegistry, ToolRegistry
+from tui_agent.tool_calls import Replay, ToolRunner
+from tui_agent.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["BreakpointHook", "Engine", "Replay", "RunResult", "SubmitRequested"]
 
 # Room for the "[… trimmed …]" note and the message overhead when trimming an observation.
 TRIM_NOTE_TOKENS = 40
 
-
-
-class Replay(Protocol):
-    """A fork's recorded observations: the observation of an identical earlier call (its sources
-    registered in ``sources``), or None."""
-
-    def __call__(self, tool: str, arguments: Any, sources: SourceRegistry) -> Observation | None: ...
-
+RunResult = dict[str, object]
+"""The run's result object (``fold.result``)."""
 
 BreakpointHook = Callable[[list[dict[str, str]], ModelCallStarted], Awaitable[list[dict[str, str]] | None]]
 
 
-class Engine(ToolCalls):
+class Engine:
+    """One run of the research loop. Holds the session state (folded from its own events), a
+    :class:`~tui_agent.model.Model`, a :class:`ToolRunner` for the tool calls and the run's
+    :class:`RunControl` (Submit now and its one clock)."""
+
     def __init__(
         self,
         settings: Settings,
         question: str,
         *,
         tools: ToolRegistry,
-        llm: LLM | None = None,
+        llm: Model | None = None,
         approver: Approver | None = None,
         emit: Callable[[Event], None] = lambda e: None,
         session_id: str = "",
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = time.monotonic,
+        wall: Clock = time.time,
         today: date | None = None,
         system_prompt: str | None = None,
-        http: Any = None,
+        http: "httpx.AsyncClient | None" = None,
         state: SessionState | None = None,
         before_call: BreakpointHook | None = None,
         replay: Replay | None = None,
@@ -67,29 +69,27 @@ class Engine(ToolCalls):
         self.settings = settings
         self.question = question
         self.tools = tools
-        self.llm = llm or LLM(settings)
-        self.approver = approver
+        if llm is None:
+            from tui_agent.llm import LLM
+
+            llm = LLM(settings)
+        self.llm: Model = llm
         self._emit = emit
         self.session_id = session_id
-        self.clock = clock
-        self.http = http
         self.before_call = before_call
-        self.replay = replay
         self.counter = TokenCounter()
         self.state = state if state is not None else fold.new_state(session_id, question, settings.model or "")
         self.resumed = bool(self.state.messages)
-        self.sources = SourceRegistry(self.state.sources, self._source_added)
         if self.resumed:
             self.system_prompt = self.state.system_prompt
         else:
             template = system_prompt if system_prompt is not None else protocol.load_template(settings.system_prompt_file)
             self.system_prompt = protocol.render_system_prompt(template, tools.prompt_block(), today)
         self._step = self.state.step  # the step stamped on events (the next call's, during its breakpoint)
-        self._submit = asyncio.Event()
+        self.control = RunControl(clock, wall, elapsed_before=self.state.elapsed_s, last_ts=self.state.last_ts)
+        self.runner = ToolRunner(tools=tools, settings=settings, state=self.state, emit=self.emit, approver=approver,
+                                 control=self.control, complete=self._sub_complete, http=http, replay=replay)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._start = 0.0
-        self._waiting = 0.0
-        self._elapsed_before = self.state.elapsed_s
         # Without an approver, or with --yes on this run's command line, every call is approved.
         self._auto_at_start = settings.auto_approve or approver is None
         self.model = settings.model or ""
@@ -98,12 +98,12 @@ class Engine(ToolCalls):
     # -- control from front ends (safe from any thread) ------------------------------------
     def request_submit(self) -> None:
         """Submit now."""
-        self._call_soon(self._submit.set)
+        self._call_soon(self.control.request_submit)
 
     def set_auto(self, on: bool) -> None:
         """Auto mode on or off for the rest of this run (before it starts: the run starts with it)."""
         def change() -> None:
-            if not self._start:
+            if not self.control.started:
                 self._auto_at_start = on
             elif self.state.approval.auto != on:
                 self.emit(ApprovalModeChanged(auto=on))
@@ -113,21 +113,10 @@ class Engine(ToolCalls):
     @property
     def auto_approving(self) -> bool:
         """Whether tool calls are approved without asking right now."""
-        return self.state.approval.auto if self._start else self._auto_at_start
+        return self.state.approval.auto if self.control.started else self._auto_at_start
 
-    def _call_soon(self, fn: Callable[[], Any]) -> None:
-        loop = self._loop
-        if loop is None or not loop.is_running():
-            fn()
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            fn()
-        else:
-            loop.call_soon_threadsafe(fn)
+    def _call_soon(self, fn: Callable[[], None]) -> None:
+        call_in_loop(self._loop, fn)
 
     # -- helpers ------------------------------------------------------------------------
     @property
@@ -143,17 +132,20 @@ class Engine(ToolCalls):
         return self.state.ended
 
     def emit(self, event: Event) -> None:
-        """Stamp, fold into the state, then hand to the listeners (front ends, store)."""
+        """Stamp (session, step, the one clock's time), fold into the state, then hand to the
+        listeners (front ends, store)."""
         event.session_id = self.session_id
         if not event.step:
             event.step = self._step
-        if self._start:
+        event.ts = self.control.timestamp()
+        if self.control.started:
             event.elapsed_s = round(self.elapsed(), 3)
         fold.apply(self.state, event)
         self._emit(event)
 
     def elapsed(self) -> float:
-        return self._elapsed_before + (self.clock() - self._start) - self._waiting
+        """The run's elapsed time (human waits excluded; frozen while a person decides)."""
+        return self.control.elapsed()
 
     def context_window(self) -> int:
         if self._context_window is None:
@@ -163,44 +155,10 @@ class Engine(ToolCalls):
     def threshold(self) -> int:
         return max(1, self.context_window() - self.settings.answer_reserve)
 
-    def _source_added(self, src: SourceState) -> None:
-        self.emit(SourceAdded(number=src.number, url=src.url, title=src.title, read_at=src.read_at))
-
-    async def _race(self, coro: Awaitable[Any]) -> Any:
-        """Run ``coro`` unless Submit now arrives first (then cancel it and raise SubmitRequested)."""
-        task = asyncio.ensure_future(coro)
-        if self._submit.is_set():
-            task.cancel()
-            raise SubmitRequested()
-        waiter = asyncio.ensure_future(self._submit.wait())
-        try:
-            done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            task.cancel()
-            waiter.cancel()
-            raise
-        if task in done:
-            waiter.cancel()
-            return task.result()
-        task.cancel()
-        try:
-            await task
-        except BaseException:  # noqa: BLE001 - the cancelled call's outcome is irrelevant now
-            pass
-        raise SubmitRequested()
-
-    async def _human(self, coro: Awaitable[Any]) -> Any:
-        """Await a human; the wait does not count against the time gate."""
-        t0 = self.clock()
-        try:
-            return await self._race(coro)
-        finally:
-            self._waiting += self.clock() - t0
-
     # -- the loop -----------------------------------------------------------------------
-    async def run(self) -> dict[str, Any]:
+    async def run(self) -> RunResult:
         self._loop = asyncio.get_running_loop()
-        self._start = self.clock()
+        self.control.start()
         self.emit(RunStarted(question=self.question or self.state.question, model=self.model,
                              settings=self.settings.summary(), resumed=self.resumed, system_prompt=self.system_prompt,
                              auto_approve=self._auto_at_start))
@@ -220,7 +178,7 @@ class Engine(ToolCalls):
             if done:
                 return done
         while True:
-            gate = Termination.USER_SUBMIT if self._submit.is_set() else self._gate()
+            gate = Termination.USER_SUBMIT if self.control.submitted else self._gate()
             if gate:
                 return await self._forced(gate)
             try:
@@ -247,7 +205,7 @@ class Engine(ToolCalls):
             return Termination.ANSWER
         if not parsed.calls:
             return await self._format_error(protocol.correction(parsed, self.tools), _reason(parsed))
-        await self._run_calls(parsed)
+        await self.runner.run_calls(parsed)
         return None
 
     async def _format_error(self, content: str, reason: CorrectionReason) -> Termination | None:
@@ -269,10 +227,8 @@ class Engine(ToolCalls):
             return None
         parsed = protocol.parse_reply(self.messages[-1]["content"], tools=self.tools)
         try:
-            if st.open_calls is not None and parsed.calls:
-                await self._run_calls(parsed, st.recorded_calls())
-            elif parsed.calls:
-                await self._run_calls(parsed)
+            if parsed.calls:  # what the stopped process had done already is not done again
+                await self.runner.run_calls(parsed, st.recorded_calls())
             else:
                 self._correct(protocol.correction(parsed, self.tools), _reason(parsed))
         except SubmitRequested:
@@ -280,17 +236,7 @@ class Engine(ToolCalls):
         return None
 
     def _gate(self) -> Termination | None:
-        s, st = self.settings, self.state
-        if st.model_calls >= s.max_calls:
-            return Termination.CALL_LIMIT
-        if self.elapsed() >= s.max_minutes * 60:
-            return Termination.TIME_LIMIT
-        if s.budget_usd is not None and (st.cost_usd or 0.0) >= s.budget_usd:
-            return Termination.BUDGET_LIMIT
-        total, _ = self.counter.messages(self.messages)
-        if total > self.threshold():
-            return Termination.TOKEN_LIMIT
-        return None
+        return gate(self.settings, self.state, self.elapsed(), self.counter.messages(self.messages)[0], self.threshold())
 
     def _correct(self, content: str, reason: CorrectionReason) -> None:
         self.emit(Correction(content=content, reason=reason))
@@ -309,16 +255,18 @@ class Engine(ToolCalls):
             threshold=self.threshold(), context_window=self.context_window(), purpose=purpose, model=self.model,
         )
         if self.before_call is not None and purpose == Purpose.RESEARCH:
-            edited = await self._human(self.before_call([dict(m) for m in msgs], started))
+            edited = await self.control.human(self.before_call([dict(m) for m in msgs], started))
             if edited is not None:
-                self._apply_edits(msgs, edited)
+                for i, new in enumerate(edited):
+                    if i < len(msgs) and msgs[i].get("content") != new.get("content"):
+                        self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
                 total, per = self.counter.messages(self.messages)
                 started.messages, started.message_tokens, started.prompt_tokens = \
                     [dict(m) for m in self.messages], per, total
         self.emit(started)
         parts: list[str] = []
         rparts: list[str] = []
-        t0 = self.clock()
+        t0 = self.control.clock()
 
         def on_delta(text: str, reasoning: bool) -> None:
             (rparts if reasoning else parts).append(text)
@@ -332,28 +280,26 @@ class Engine(ToolCalls):
         call = self.llm.complete(msgs, purpose=purpose, stop=protocol.STOP_SEQUENCES, on_delta=on_delta,
                                  on_retry=on_retry)
         try:
-            reply = await (self._race(call) if purpose == Purpose.RESEARCH else call)
-        except (SubmitRequested, ModelError, asyncio.CancelledError):
+            reply = await (self.control.race(call) if purpose == Purpose.RESEARCH else call)
+        except (SubmitRequested, ModelError, asyncio.CancelledError) as exc:
+            # Stopped with the process (a signal): the resumed run makes this call again, under
+            # this step's number, as after kill -9.
             self.emit(ModelCallEnded(text="".join(parts), reasoning="".join(rparts), cancelled=True, purpose=purpose,
-                                     prompt_tokens_estimate=total, duration_s=self.clock() - t0))
+                                     prompt_tokens_estimate=total, duration_s=self.control.clock() - t0,
+                                     interrupted=isinstance(exc, asyncio.CancelledError)))
             raise
         text, cut = protocol.cut_reply(reply.text)
         self.emit(ModelCallEnded(
             text=text, thought=protocol.parse_reply(text, reply.reasoning, tools=self.tools).thought,
             reasoning=reply.reasoning,
             cut=cut, purpose=purpose, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            prompt_tokens_estimate=total, cost_usd=reply.cost_usd, duration_s=self.clock() - t0,
+            prompt_tokens_estimate=total, cost_usd=reply.cost_usd, duration_s=self.control.clock() - t0,
             finish_reason=reply.finish_reason,
         ))
         return reply
 
-    def _apply_edits(self, msgs: list[dict[str, str]], edited: list[dict[str, str]]) -> None:
-        for i, new in enumerate(edited):
-            if i < len(msgs) and msgs[i].get("content") != new.get("content"):
-                self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
-
     async def _sub_complete(self, messages: list[dict[str, str]], *, purpose: Purpose = Purpose.EXTRACT,
-                            model: str | None = None, **_: Any) -> Reply:
+                            model: str | None = None, **_: object) -> Reply:
         """Model calls made by tools (extraction): retried, not counted against max_calls."""
         def on_retry(info: RetryInfo) -> None:
             self.emit(Retry(attempt=info.attempt, delay_s=info.delay_s, reason=info.reason, purpose=purpose))
@@ -363,17 +309,8 @@ class Engine(ToolCalls):
 
     # -- the forced answer ---------------------------------------------------------------------
     def forced_messages(self, reason: Termination) -> list[dict[str, str]]:
-        """Same system prompt and history; the last user message keeps the latest observation
-        (trimmed to fit) and then tells the model to answer now."""
-        msgs, latest = fold.forced_base(self.state)
-        if latest is not None:
-            instruction = protocol.forced_message(None, reason)
-            base, _ = self.counter.messages(msgs + [{"role": "user", "content": instruction}])
-            budget = self.context_window() - base - self.settings.forced_answer_tokens
-            if self.counter.message({"role": "user", "content": latest}) > budget:
-                kept, cut = truncate(latest, max(0, budget - TRIM_NOTE_TOKENS))
-                latest = kept + f"\n[… latest observation trimmed by {cut} tokens to leave room for the answer]"
-        return msgs + [{"role": "user", "content": protocol.forced_message(latest, reason)}]
+        return forced_request(self.state, self.counter, self.context_window() - self.settings.forced_answer_tokens,
+                              reason)
 
     async def _forced(self, reason: Termination, emit_forced: bool = True) -> Termination:
         msgs = self.forced_messages(reason)
@@ -393,10 +330,10 @@ class Engine(ToolCalls):
         return Termination.FORMAT_ERROR
 
     # -- the end ---------------------------------------------------------------------------------
-    def result(self, termination: Termination) -> dict[str, Any]:
+    def result(self, termination: Termination) -> RunResult:
         return fold.result(self.state, termination, self.elapsed())
 
-    def _end(self, termination: Termination, message: str) -> dict[str, Any]:
+    def _end(self, termination: Termination, message: str) -> RunResult:
         result = self.result(termination)
         self.emit(RunEnded(termination=termination, message=message, result=result))
         return result
@@ -408,3 +345,31 @@ def _reason(parsed: protocol.ParsedReply) -> CorrectionReason:
         return CorrectionReason(parsed.problem)
     except ValueError:
         return CorrectionReason.NO_ACTION
+
+
+def gate(s: Settings, st: SessionState, elapsed: float, prompt_tokens: int, threshold: int) -> Termination | None:
+    """The gate that stops the loop before its next research call, if one does."""
+    if st.model_calls >= s.max_calls:
+        return Termination.CALL_LIMIT
+    if elapsed >= s.max_minutes * 60:
+        return Termination.TIME_LIMIT
+    if s.budget_usd is not None and (st.cost_usd or 0.0) >= s.budget_usd:
+        return Termination.BUDGET_LIMIT
+    if prompt_tokens > threshold:
+        return Termination.TOKEN_LIMIT
+    return None
+
+
+def forced_request(state: SessionState, counter: TokenCounter, room: int, reason: Termination) -> list[dict[str, str]]:
+    """The forced answer's request: same system prompt and history; the last user message keeps the
+    latest observation (trimmed so the request fits in ``room`` tokens) and then tells the model to
+    answer now."""
+    msgs, latest = fold.forced_base(state)
+    if latest is not None:
+        instruction = protocol.forced_message(None, reason)
+        base, _ = counter.messages(msgs + [{"role": "user", "content": instruction}])
+        budget = room - base
+        if counter.message({"role": "user", "content": latest}) > budget:
+            kept, cut = truncate(latest, max(0, budget - TRIM_NOTE_TOKENS))
+            latest = kept + f"\n[… latest observation trimmed by {cut} tokens to leave room for the answer]"
+    return msgs + [{"role": "user", "content": protocol.forced_message(latest, reason)}]

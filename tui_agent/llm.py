@@ -19,11 +19,12 @@ import os
 import random
 import socket
 import time
-from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterator
 from urllib.parse import urlsplit
 
 from tui_agent.config import Settings
+# The call's types live in tui_agent.model (the seam); imported from here too.
+from tui_agent.model.types import ModelError, Reply, RetryInfo  # noqa: F401
 from tui_agent.retrying import backoff_delay
 
 _litellm = None
@@ -65,35 +66,6 @@ def litellm():
         _mod.drop_params = True
         _litellm = _mod
     return _litellm
-
-
-class ModelError(Exception):
-    """The model could not be reached or refused the request (after retries where they help)."""
-
-    def __init__(self, kind: str, message: str, status: int | None = None, url: str | None = None) -> None:
-        super().__init__(message)
-        # auth | not_found | context | bad_request | server_down | rate_limit | timeout | unreachable
-        self.kind = kind
-        self.status = status
-        self.url = url  # the endpoint, for "unreachable"
-
-
-@dataclass
-class Reply:
-    text: str
-    reasoning: str = ""
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    cost_usd: float | None = None
-    finish_reason: str | None = None
-    model: str = ""
-
-
-@dataclass
-class RetryInfo:
-    attempt: int
-    delay_s: float
-    reason: str
 
 
 # -- LiteLLM Router (several deployments and keys behind one model name) -----------------------
@@ -251,7 +223,7 @@ def _request_url(exc: BaseException) -> str | None:
 
 
 class LLM:
-    """One adapter per run. ``complete`` streams, retries and prices one model call.
+    """One adapter per run, a :class:`tui_agent.model.Model`. ``complete`` streams, retries and prices one model call.
 
     ``reached`` turns True after the first successful call; until then an unreachable endpoint
     fails fast (see the module docstring)."""

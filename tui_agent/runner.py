@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, AsyncContextManager, Callable
 
 from tui_agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.engine import BreakpointHook, Engine, Replay
-from tui_agent.llm import LLM
+from tui_agent.engine import BreakpointHook, Engine, Replay, RunResult
+from tui_agent.model import Model
 from tui_agent.session.events import Event, Notice, NoticeLevel
 from tui_agent.session.fold import SessionState
-from tui_agent.session.store import Store, new_session_id
+from tui_agent.session.log import SessionLog
+from tui_agent.session.store import new_session_id
 from tui_agent.tools.base import ToolRegistry
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class Run:
@@ -24,17 +28,17 @@ class Run:
         settings: Settings,
         question: str,
         *,
-        store: Store | None,
+        store: SessionLog | None,
         approver: Approver | None,
         listeners: list[Callable[[Event], None]] | None = None,
         session_id: str | None = None,
         before_call: BreakpointHook | None = None,
-        llm: LLM | None = None,
+        llm: Model | None = None,
         state: SessionState | None = None,
         system_prompt: str | None = None,
         replay: Replay | None = None,
         tools: ToolRegistry | None = None,
-        http: Any = None,
+        http: "httpx.AsyncClient | None" = None,
         eval_label: str | None = None,
         case_id: str | None = None,
         claim_events: int | None = None,
@@ -60,7 +64,7 @@ class Run:
         self.interrupted: str | None = None  # the signal that stopped the run, if one did
         self._submit_early = False
         self._auto_early: bool | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[RunResult] | None = None
 
     def _emit(self, event: Event) -> None:
         if self.store is not None and self.store_error is None:
@@ -76,8 +80,9 @@ class Run:
         for listener in self.listeners:
             listener(event)
 
-    async def start(self) -> dict[str, Any]:
-        self._task = asyncio.current_task()
+    async def start(self) -> RunResult:
+        self._task = asyncio.current_task()  # type: ignore[assignment] - the task running this coroutine
+        client: AsyncContextManager[httpx.AsyncClient | None]
         if self.tools is None:
             from tui_agent.tools import build_registry
             from tui_agent.web.net import make_client

@@ -1,38 +1,93 @@
 """The engine's tool calls: one reply's calls in order, each validated, checked against the
-run's policy and earlier calls, approved (or not) and run with a time limit. Mixed into
-``engine.Engine``; like the engine, it changes state only by emitting events.
+run's policy and earlier calls, approved (or not) and run with a time limit.
+
+A :class:`ToolRunner` is held by ``engine.Engine``. It reads the session state and changes it only
+by emitting events (the fold counts failures and disables tools, records sources and decisions).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
 from tui_agent import hygiene, protocol
-from tui_agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow, decision_kind, recorded_decision
-from tui_agent.session.events import (
-    ActionProposed, ApprovalRequested, Decision, Observation, ObservationMessage, ObservationStatus, ToolProgress,
+from tui_agent.approval import (
+    JSON, Approve, ApprovalRequest, Approver, DecisionT, Reject, Schema, SubmitNow, decision_kind, recorded_decision,
 )
-from tui_agent.session.state import CallState
-from tui_agent.tools.base import ToolContext
+from tui_agent.config import Settings
+from tui_agent.model import Reply
+from tui_agent.run_control import RunControl, SubmitRequested
+from tui_agent.session import fold
+from tui_agent.session.events import (
+    ActionProposed, ApprovalRequested, Decision, Event, Observation, ObservationMessage, ObservationStatus, Purpose,
+    SourceAdded, ToolProgress,
+)
+from tui_agent.session.state import CallState, SessionState, SourceState
+from tui_agent.tools.base import SourceRegistry, Tool, ToolContext, ToolRegistry
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["FoldedSources", "Replay", "SubComplete", "SubmitRequested", "ToolRunner"]
+
+NOT_RUN = "Not run: the user asked for the answer now."
+CANCELLED = "Cancelled: the user asked for the answer now, so this call was stopped before it finished."
 
 
-class SubmitRequested(Exception):
-    """Submit now was requested while something was in flight."""
+class Replay(Protocol):
+    """A fork's recorded observations: the observation of an identical earlier call (its sources
+    registered in ``sources``), or None."""
+
+    def __call__(self, tool: str, arguments: JSON, sources: SourceRegistry) -> Observation | None: ...
 
 
-class ToolCalls:
-    """Tool-call handling of ``Engine`` (see engine.py for the state it uses)."""
+class SubComplete(Protocol):
+    """Model calls made by tools (extraction): ``await complete(messages, purpose=…, model=…)``."""
 
-    async def _run_calls(self, parsed: protocol.ParsedReply, recorded: list[CallState] | None = None) -> None:
+    def __call__(self, messages: list[dict[str, str]], *, purpose: Purpose = Purpose.EXTRACT,
+                 model: str | None = None, **_: object) -> Awaitable[Reply]: ...
+
+
+class FoldedSources(SourceRegistry):
+    """The run's sources as the fold records them: a new URL is announced with ``SourceAdded``
+    (numbered after the session's sources) and read back from the state the fold made."""
+
+    def __init__(self, state: SessionState, emit: Callable[[Event], None], clock: Callable[[], float]) -> None:
+        super().__init__(state.sources)
+        self._state, self._emit_event, self._clock = state, emit, clock
+
+    def register(self, url: str, title: str = "") -> SourceState:
+        if url not in self._state.sources:
+            self._emit_event(SourceAdded(number=len(self._state.sources) + 1, url=url, title=title,
+                                         read_at=self._clock()))
+        return self._state.sources[url]
+
+
+class ToolRunner:
+    """Runs one reply's tool calls. Declared inputs: the tools, the settings (time limits, observation
+    size), the session ``state`` it reads, ``emit`` (its only way to change anything), the
+    ``approver`` (None: every call approved), the run ``control`` (Submit now, human waits, the
+    clock), the HTTP client and sub-call function tools use, and a fork's ``replay``."""
+
+    def __init__(self, *, tools: ToolRegistry, settings: Settings, state: SessionState,
+                 emit: Callable[[Event], None], approver: Approver | None, control: RunControl,
+                 complete: SubComplete, http: "httpx.AsyncClient | None" = None, replay: Replay | None = None,
+                 sources: SourceRegistry | None = None) -> None:
+        self.tools, self.settings, self.state, self.emit = tools, settings, state, emit
+        self.approver, self.control, self.complete, self.http, self.replay = approver, control, complete, http, replay
+        self.sources = sources if sources is not None else FoldedSources(state, emit, control.timestamp)
+
+    async def run_calls(self, parsed: protocol.ParsedReply, recorded: list[CallState] | None = None) -> None:
         """Run the calls of one reply in order; ``recorded`` holds what a stopped run had done already."""
         blocks: list[str] = []
         recorded = recorded or []
         try:
             for i, call in enumerate(parsed.calls):
                 blocks.append(await self._one_call(call, recorded[i] if i < len(recorded) else None))
-        except SubmitRequested:
-            blocks += ["Not run: the user asked for the answer now."] * (len(parsed.calls) - len(blocks))
+        except SubmitRequested as stop:
+            if stop.args:  # the call that was running: its cancel record's text
+                blocks.append(str(stop.args[0]))
+            blocks += [NOT_RUN] * (len(parsed.calls) - len(blocks))
             self._observation_message(blocks)
             raise
         if parsed.answer is not None:
@@ -43,7 +98,7 @@ class ToolCalls:
     def _observation_message(self, blocks: list[str]) -> None:
         self.emit(ObservationMessage(content=protocol.observation_message(blocks)))
 
-    def _observe(self, call_id: str, tool: str, arguments: Any, text: str, status: ObservationStatus,
+    def _observe(self, call_id: str, tool: str, arguments: JSON, text: str, status: ObservationStatus,
                  duration: float = 0.0, sources: list[int] | None = None, executed: bool = False) -> str:
         clean = hygiene.clean_observation(text, self.settings.observation_max_tokens)
         self.emit(Observation(call_id=call_id, tool=tool, arguments=arguments, text=clean, status=status,
@@ -65,7 +120,7 @@ class ToolCalls:
         if call.name in self.state.disabled:
             return self._observe(call_id, call.name, call.arguments,
                                  f"The tool {call.name} is disabled for the rest of this session after "
-                                 f"{self.settings.tool_failure_limit} failures in a row. Use another tool or answer.",
+                                 f"{self.state.failure_limit} failures in a row. Use another tool or answer.",
                                  ObservationStatus.DISABLED)
         dup = self._duplicate(call.name, call.arguments)
         if dup is not None:
@@ -76,7 +131,7 @@ class ToolCalls:
         if decision is None:  # not decided before the process stopped: decide now
             decision = await self._decide(call_id, call.name, call.arguments, tool.parameters)
         if isinstance(decision, SubmitNow):
-            self._submit.set()
+            self.control.request_submit()
             raise SubmitRequested()
         if isinstance(decision, Reject):
             text = f"The user rejected this call. Reason: {decision.reason or 'none given'}"
@@ -91,7 +146,7 @@ class ToolCalls:
                 return self._observe(call_id, call.name, args, dup, ObservationStatus.DUPLICATE)
         return await self._execute(call_id, tool, args)
 
-    async def _decide(self, call_id: str, name: str, arguments: Any, schema: dict[str, Any]) -> DecisionT:
+    async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
         """The run's policy first (auto mode, always-allowed tools), else ask a person."""
         policy = self.state.approval
         if policy.auto or name in policy.always or self.approver is None:
@@ -100,48 +155,50 @@ class ToolCalls:
             self.emit(ApprovalRequested(call_id=call_id))
             request = ApprovalRequest(call_id=call_id, step=self.state.step, tool=name, arguments=arguments,
                                       schema=schema)
-            decision = await self._human(self.approver.decide(request))
+            decision = await self.control.human(self.approver.decide(request))
         kind = decision_kind(decision)
         self.emit(Decision(call_id=call_id, kind=kind, reason=decision.reason if isinstance(decision, Reject) else "",
                            arguments=decision.arguments if isinstance(decision, Approve) else None,
                            always=isinstance(decision, Approve) and decision.always))
         return decision
 
-    def _duplicate(self, name: str, arguments: Any) -> str | None:
+    def _duplicate(self, name: str, arguments: JSON) -> str | None:
         step = self.state.seen_calls.get(protocol.canonical_call(name, arguments))
         if step is None:
             return None
         return (f"This exact call ({name} with the same arguments) was already made at step {step}; "
                 f"its result is in the <tool_response> of that step above. Use it, or try different arguments.")
 
-    async def _execute(self, call_id: str, tool: Any, args: Any) -> str:
-        t0 = self.clock()
+    async def _execute(self, call_id: str, tool: Tool, args: JSON) -> str:
+        t0 = self.control.clock()
         replayed = self.replay(tool.name, args, self.sources) if self.replay else None
         if replayed is not None:
             return self._observe(call_id, tool.name, args, replayed.text, ObservationStatus.REPLAYED, 0.0,
                                  replayed.sources, True)
         ctx = ToolContext(settings=self.settings, http=self.http, sources=self.sources,
                           progress=lambda text, **kw: self._progress(call_id, text, **kw),
-                          complete=self._sub_complete, call_id=call_id)
+                          complete=self.complete, call_id=call_id)
         timeout = tool.timeout_s(self.settings)
         try:
-            result = await self._race(asyncio.wait_for(tool.run(args, ctx), timeout=timeout))
-            text, status, sources = result.text, result.status, result.sources
+            result = await self.control.race(asyncio.wait_for(tool.run(args, ctx), timeout=timeout))
+            text, status, sources = result.text, ObservationStatus(result.status), result.sources
         except SubmitRequested:
-            raise
+            # Cut by Submit now: recorded as cancelled (not left "approved"), and never run again.
+            text = self._observe(call_id, tool.name, args, CANCELLED, ObservationStatus.CANCELLED,
+                                 self.control.clock() - t0)
+            raise SubmitRequested(text) from None
         except (asyncio.TimeoutError, TimeoutError):
             text, status, sources = f"Error: {tool.name} timed out after {timeout:g} s.", ObservationStatus.FAILED, []
         except Exception as exc:  # noqa: BLE001 - a tool bug must become an observation, not a crash
             text, status = f"Error: {tool.name} failed: {type(exc).__name__}: {exc}", ObservationStatus.FAILED
             sources = []
-        if status == ObservationStatus.FAILED:
+        if fold.disables(self.state, tool.name, status):
             n = self.state.failures.get(tool.name, 0) + 1
-            if n >= self.settings.tool_failure_limit:
-                text += (f"\n\nThe tool {tool.name} failed {n} times in a row and is now disabled for the rest of "
-                         f"this session.")
-        return self._observe(call_id, tool.name, args, text, status, self.clock() - t0, sources, True)
+            text += (f"\n\nThe tool {tool.name} failed {n} times in a row and is now disabled for the rest of "
+                     f"this session.")
+        return self._observe(call_id, tool.name, args, text, status, self.control.clock() - t0, sources, True)
 
     def _progress(self, call_id: str, text: str, cost_usd: float | None = None, prompt_tokens: int | None = None,
-                  completion_tokens: int | None = None, **_: Any) -> None:
+                  completion_tokens: int | None = None, **_: object) -> None:
         self.emit(ToolProgress(call_id=call_id, text=hygiene.strip_controls(text), cost_usd=cost_usd,
                                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens))

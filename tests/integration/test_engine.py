@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import subprocess
 import sys
 import threading
 
+import pytest
+
 from tests.helpers import BrokenTool, NoteTool, RecordingApprover, SlowTool, call, make_engine
 from tests.servers import Fault, Reply
 from tui_agent.approval import Approve, Reject, SubmitNow
+from tui_agent.session.store import Store
 
 
 def user_contents(request: dict) -> list[str]:
@@ -396,3 +400,72 @@ def test_engine_does_not_import_textual():
             "print(','.join(bad)); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, f"imported: {proc.stdout} {proc.stderr}"
+
+
+# -- stopped by a signal, then resumed through the headless CLI ---------------------------------------
+
+
+def _stop_during_second_call(tmp_path, chat_server, sig, second) -> str:
+    """A headless run whose first reply is a (refused) tool call and whose second call is stopped by ``sig``."""
+    import os
+    import re
+    import time
+
+    from tests.integration.test_cli import isolated_env
+
+    chat_server.script(call("no_such_tool", q="x"), second)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TUI_AGENT_")} | isolated_env(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "run", "What is the answer?", "--yes", "--json",
+                             "--model", "openai/test-model", "--api-base", chat_server.base_url],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while len(chat_server.requests) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    time.sleep(1.0)  # the streamed part reaches the run
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + sig, err.decode()[-2000:]
+    return re.search(r"--resume (\S+)", err.decode()).group(1)
+
+
+def _resume(tmp_path, chat_server, sid):
+    from tests.integration.test_cli import cli, isolated_env
+
+    chat_server.script("<answer>It is 42.</answer>", "<answer>It is 42.</answer>")
+    resumed = cli("run", "--resume", sid, "--yes", "--json", "--api-base", chat_server.base_url,
+                  env=isolated_env(tmp_path))
+    assert resumed.returncode == 0, resumed.stderr
+    return resumed
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_call_stopped_by_a_signal_keeps_its_step_number_on_resume(tmp_path, chat_server, sig):
+    sid = _stop_during_second_call(tmp_path, chat_server, sig,
+                                   Fault(hang_after_chunks=3, content="<think>I was half way through a thought"))
+    _resume(tmp_path, chat_server, sid)
+    store = Store(tmp_path / "data")
+    try:
+        starts = [e["step"] for e in store.event_dicts(sid) if e["type"] == "model_call_started"]
+    finally:
+        store.close()
+    # The stopped call is made again as step 2, as after kill -9 (step 3: the answer after the evidence guard).
+    assert starts == [1, 2, 2, 3]
+    from tui_agent.session.fold import fold
+
+    state = fold(Store(tmp_path / "data").events(sid))
+    assert state.step_numbers == [1, 2, 3] and state.steps[2].reply == "<answer>It is 42.</answer>"
+    assert not state.steps[2].cancelled
+
+
+def test_the_trace_of_a_resumed_run_counts_what_run_json_counts(tmp_path, chat_server):
+    import json
+    import re
+
+    sid = _stop_during_second_call(tmp_path, chat_server, signal.SIGTERM, Fault(hang=True))
+    resumed = _resume(tmp_path, chat_server, sid)
+    result = json.loads(resumed.stdout)
+    ended = re.search(r"ended: answer · (\d+) model calls · (\d+) tool calls · ([\d,]+) tokens", resumed.stderr)
+    assert ended, resumed.stderr
+    assert (int(ended.group(1)), int(ended.group(2)), int(ended.group(3).replace(",", ""))) == \
+        (result["model_calls"], result["tool_calls"], result["total_tokens"])
+    assert result["model_calls"] == 3  # the first run's call is counted too

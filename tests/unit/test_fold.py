@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
+from tui_agent.session import events as ev
 from tui_agent.session.events import (
-    ActionProposed, ApprovalModeChanged, ApprovalRequested, Decision, ForcedAnswer, ModelCallEnded, ModelCallStarted,
-    Observation, ObservationMessage, RunStarted,
+    ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, ClaimChecked, Correction, Decision, Event,
+    ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, ObservationMessage, PromptEdited,
+    Retry, RunEnded, RunStarted, SourceAdded, ToolProgress, VerificationEnded, VerificationStarted,
 )
-from tui_agent.session.fold import Status, fold
+from tui_agent.session.fold import Status, disables, fold
+
+# Every event kind has a test of what it does to the state (see the last test of this file).
+FOLD_TESTS: dict[type[Event], list[str]] = {}
+
+
+def folds(*kinds: type[Event]) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    def mark(test: Callable[[], None]) -> Callable[[], None]:
+        for kind in kinds:
+            FOLD_TESTS.setdefault(kind, []).append(test.__name__)
+        return test
+
+    return mark
 
 
 def started(step: int, purpose: str = "research") -> ModelCallStarted:
@@ -19,6 +35,7 @@ def failed(call_id: str, status: str = "failed") -> Observation:
                        executed=True)
 
 
+@folds(Observation)
 def test_a_replayed_result_does_not_reset_a_tools_failures():
     events = [RunStarted(question="q", model="m", settings={"tool_failure_limit": 3}),
               failed("c1"), failed("c2"), failed("c3", status="replayed")]
@@ -29,6 +46,7 @@ def test_a_replayed_result_does_not_reset_a_tools_failures():
     assert fold(events + [failed("c4", status="ok")]).failures["fetchy"] == 0
 
 
+@folds(Decision, ApprovalModeChanged, RunStarted)
 def test_approval_policy_holds_for_one_run_and_never_carries_over():
     run = [RunStarted(question="q", model="m"),
            ActionProposed(step=1, call_id="c1", tool="lookup", arguments={}),
@@ -41,6 +59,7 @@ def test_approval_policy_holds_for_one_run_and_never_carries_over():
     assert fold(run + [RunStarted(question="q", model="m", resumed=True, auto_approve=True)]).approval.auto
 
 
+@folds(ApprovalRequested)
 def test_a_call_waiting_for_a_person_is_pending_until_decided():
     events = [RunStarted(question="q", model="m"), started(1), ModelCallEnded(step=1, text="<tool_call>…"),
               ActionProposed(step=1, call_id="c1", tool="visit", arguments={"url": ["u"]}),
@@ -52,6 +71,7 @@ def test_a_call_waiting_for_a_person_is_pending_until_decided():
     assert state.status == Status.RUNNING and state.calls["c1"].label == "rejected"
 
 
+@folds(ForcedAnswer, ModelCallEnded)
 def test_a_forced_answer_takes_the_place_of_a_call_cancelled_before_any_text():
     events = [RunStarted(question="q", model="m"), started(1), ModelCallEnded(step=1, text="<tool_call>x"),
               ObservationMessage(step=1, content="<tool_response>r</tool_response>"),
@@ -64,6 +84,7 @@ def test_a_forced_answer_takes_the_place_of_a_call_cancelled_before_any_text():
     assert kept.step_numbers == [1, 2]  # a cancelled call that showed text stays
 
 
+@folds(ModelCallStarted)
 def test_counters_continue_from_the_stored_events():
     events = [RunStarted(question="q", model="m"), started(1),
               ModelCallEnded(step=1, text="a", prompt_tokens=50, completion_tokens=5, cost_usd=0.01, elapsed_s=2.5),
@@ -71,3 +92,186 @@ def test_counters_continue_from_the_stored_events():
     state = fold(events)
     assert (state.model_calls, state.shown_calls, state.prompt_tokens, state.total_tokens) == (1, 2, 50, 55)
     assert state.cost_usd == 0.01 and state.elapsed_s == 2.5 and state.in_flight
+
+
+def run(*events: Event) -> list[Event]:
+    return [RunStarted(question="q", model="m", system_prompt="sys", settings={"tool_failure_limit": 3}), *events]
+
+
+@folds(RunStarted)
+def test_the_first_run_starts_the_message_list_and_a_resumed_one_keeps_it():
+    state = fold(run())
+    assert state.messages == [{"role": "system", "content": "sys"}, {"role": "user", "content": "q"}]
+    assert state.status == Status.RUNNING and state.runs == 1
+    again = fold(run(started(1), ModelCallEnded(step=1, text="a")) + [RunStarted(question="other", model="m2")])
+    assert again.runs == 2 and again.question == "q" and len(again.messages) == 3 and again.model == "m2"
+
+
+@folds(ModelDelta)
+def test_streamed_text_fills_the_steps_live_parts_and_the_answer_turns_the_status():
+    state = fold(run(started(1), ModelDelta(step=1, text="<think>pondering</think><ans"),
+                     ModelDelta(step=1, text="wer>It is"), ModelDelta(step=1, text="deep", reasoning=True)))
+    rec = state.steps[1]
+    assert rec.live_thought.startswith("pondering") and rec.live_thought.endswith("deep")
+    assert rec.live_answer == "It is" and state.status == Status.ANSWERING
+
+
+@folds(ModelCallEnded)
+def test_a_completed_research_call_is_counted_and_its_reply_joins_the_messages():
+    state = fold(run(started(1), ModelCallEnded(step=1, text="<tool_call>x</tool_call>", prompt_tokens=None,
+                                                prompt_tokens_estimate=30, completion_tokens=4)))
+    assert state.model_calls == 1 and state.messages[-1] == {"role": "assistant", "content": "<tool_call>x</tool_call>"}
+    assert state.prompt_tokens == 30 and state.total_tokens == 34  # the estimate when the provider did not say
+    assert state.open_calls == [] and not state.in_flight
+
+
+@folds(ModelCallEnded, ModelCallStarted)
+def test_a_call_stopped_by_a_signal_is_made_again_in_its_place():
+    events = run(started(1), ModelCallEnded(step=1, text="<tool_call>a</tool_call>"),
+                 ObservationMessage(step=1, content="<tool_response>r</tool_response>"), started(2),
+                 ModelCallEnded(step=2, text="<think>half", cancelled=True, interrupted=True))
+    state = fold(events)
+    assert state.steps[2].unfinished and state.model_calls == 1
+    state = fold(events + [started(2), ModelCallEnded(step=2, text="<answer>x</answer>")])
+    assert state.steps[2].reply == "<answer>x</answer>" and "model call cancelled" not in state.steps[2].notes
+    # Cancelled by Submit now, the text the user saw stays a step of its own.
+    kept = fold(events[:-1] + [ModelCallEnded(step=2, text="<think>half", cancelled=True)])
+    assert not kept.steps[2].unfinished
+
+
+@folds(Retry)
+def test_a_retry_clears_the_steps_live_text_and_leaves_a_note():
+    state = fold(run(started(1), ModelDelta(step=1, text="<think>first try"),
+                     Retry(step=1, attempt=1, delay_s=2.0, reason="rate limited (429)")))
+    assert state.steps[1].live_thought == "" and state.steps[1].notes == ["retry 1 in 2.0 s: rate limited (429)"]
+
+
+@folds(ActionProposed)
+def test_a_proposed_call_is_numbered_and_open_until_its_observation_is_sent():
+    state = fold(run(started(1), ModelCallEnded(step=1, text="t"),
+                     ActionProposed(step=1, call_id="c1", tool="search", arguments={"query": ["x"]})))
+    assert state.call_seq == 1 and state.calls["c1"].label == "pending"
+    assert [c.call_id for c in state.steps[1].calls] == ["c1"] and state.open_calls == ["c1"]
+
+
+@folds(ToolProgress)
+def test_a_tools_sub_call_adds_its_tokens_and_cost_and_a_progress_line():
+    state = fold(run(ActionProposed(step=1, call_id="c1", tool="visit", arguments={}),
+                     ToolProgress(step=1, call_id="c1", text="extracting", prompt_tokens=100, completion_tokens=10,
+                                  cost_usd=0.002)))
+    assert state.calls["c1"].progress == ["extracting"] and state.total_tokens == 110 and state.cost_usd == 0.002
+
+
+@folds(Observation)
+def test_an_executed_observation_counts_a_tool_call_and_remembers_the_call():
+    state = fold(run(Observation(step=1, call_id="c1", tool="search", arguments={"query": ["x"]}, text="r",
+                                 executed=True),
+                     Observation(step=1, call_id="c2", tool="search", arguments={"query": ["y"]}, text="no",
+                                 status="rejected")))
+    assert state.tool_calls == 1 and state.tool_ran and len(state.seen_calls) == 1
+    assert state.calls["c2"].label == "rejected" and state.calls["c1"].observation == "r"
+
+
+@folds(Observation)
+def test_a_cancelled_call_is_shown_cancelled_and_not_counted():
+    state = fold(run(ActionProposed(step=1, call_id="c1", tool="visit", arguments={"url": ["u"]}),
+                     Decision(step=1, call_id="c1", kind="approved", arguments={"url": ["u"]}),
+                     Observation(step=1, call_id="c1", tool="visit", arguments={"url": ["u"]}, text="Cancelled",
+                                 status="cancelled")))
+    assert state.calls["c1"].label == "cancelled" and state.tool_calls == 0 and not state.seen_calls
+
+
+def test_the_failure_limit_is_the_runs_setting_and_one_rule_counts():
+    state = fold(run(failed("c1")) + [RunStarted(question="q", model="m", settings={"tool_failure_limit": 2})])
+    assert state.failure_limit == 2 and disables(state, "fetchy", "failed") and not disables(state, "fetchy", "ok")
+    assert "fetchy" in fold(run(failed("c1")) + [RunStarted(question="q", model="m", settings={"tool_failure_limit": 2}),
+                                                 failed("c2")]).disabled
+
+
+@folds(ObservationMessage)
+def test_the_observation_message_is_sent_and_resets_the_format_errors():
+    state = fold(run(started(1), ModelCallEnded(step=1, text="junk"),
+                     Correction(step=1, content="use tags", reason="no_action"), started(2),
+                     ModelCallEnded(step=2, text="<tool_call>x</tool_call>"),
+                     ObservationMessage(step=2, content="<tool_response>r</tool_response>")))
+    assert state.format_errors == 0 and state.open_calls is None
+    assert state.last_observation_index == len(state.messages) - 1
+
+
+@folds(Correction)
+def test_corrections_count_format_errors_but_the_evidence_guard_only_once_refuses():
+    state = fold(run(Correction(step=1, content="use tags", reason="no_action"),
+                     Correction(step=2, content="evidence first", reason="answer_without_evidence")))
+    assert state.format_errors == 1 and state.evidence_refused
+    assert state.messages[-1] == {"role": "user", "content": "evidence first"}
+    assert state.steps[1].corrections == [("no_action", "use tags")]
+
+
+@folds(SourceAdded)
+def test_a_source_is_recorded_under_its_url_with_its_number():
+    state = fold(run(SourceAdded(step=1, number=1, url="https://a.example", title="A"),
+                     SourceAdded(step=2, number=2, url="https://b.example")))
+    assert [(s.number, s.url) for s in state.source_list()] == [(1, "https://a.example"), (2, "https://b.example")]
+
+
+@folds(PromptEdited)
+def test_a_prompt_edit_changes_the_message_and_the_system_prompt():
+    state = fold(run(PromptEdited(step=1, index=0, role="system", content="new sys"),
+                     PromptEdited(step=1, index=1, role="user", content="new q")))
+    assert state.system_prompt == "new sys" and state.messages[1]["content"] == "new q"
+    assert len(state.steps[1].notes) == 2
+
+
+@folds(ForcedAnswer)
+def test_the_forced_answer_keeps_its_reason_and_request():
+    state = fold(run(ForcedAnswer(step=3, reason="call_limit", content="answer now")))
+    assert (state.forced_reason, state.forced_content, state.status) == ("call_limit", "answer now", Status.ANSWERING)
+
+
+@folds(AnswerEvent)
+def test_the_answer_is_kept():
+    state = fold(run(AnswerEvent(step=2, text="42", unsupported=True)))
+    assert state.answer is not None and state.answer.text == "42" and state.answer.unsupported
+
+
+@folds(Notice)
+def test_notices_are_kept_in_order():
+    state = fold(run(Notice(text="one"), Notice(text="two", level="error")))
+    assert [n.text for n in state.notices] == ["one", "two"]
+
+
+@folds(RunEnded)
+def test_the_end_of_a_run_leaves_nothing_under_way():
+    state = fold(run(started(1), ActionProposed(step=1, call_id="c1", tool="t", arguments={}),
+                     ApprovalRequested(step=1, call_id="c1"), RunEnded(step=1, termination="cancelled")))
+    assert state.status == Status.ENDED and state.pending_approval is None and not state.in_flight
+    assert not state.calls["c1"].awaiting and state.ended is not None
+
+
+@folds(VerificationStarted, ClaimChecked, VerificationEnded)
+def test_a_citation_check_replaces_the_earlier_one():
+    check = [VerificationStarted(model="v", sample=5), ClaimChecked(claim="a", verdict="supported"),
+             ClaimChecked(claim="b", verdict="unsupported"),
+             VerificationEnded(checked=2, supported=1, unsupported=1, unclear=0, needs_review=True)]
+    state = fold(run(*check, VerificationStarted(model="v2", sample=5)))
+    assert state.verification is not None and state.verification.claims == [] and state.verification.model == "v2"
+    state = fold(run(*check))
+    assert state.verification.ended and state.verification.needs_review and state.verification.unsupported_share == 0.5
+
+
+def test_step_elapsed_and_time_only_go_forward():
+    state = fold([Notice(step=3, text="a", elapsed_s=9.0, ts=200.0), Notice(step=2, text="b", elapsed_s=4.0, ts=100.0)])
+    assert (state.step, state.elapsed_s, state.last_ts) == (3, 9.0, 200.0)
+
+
+def _kinds(cls: type[Event]) -> set[type[Event]]:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub} | _kinds(sub)
+    return out
+
+
+def test_every_event_kind_has_a_fold_test():
+    kinds = _kinds(Event) | set(ev.EVENT_TYPES.values())
+    missing = sorted(k.__name__ for k in kinds if k not in FOLD_TESTS)
+    assert not missing, f"event kinds without a fold test: {missing}"

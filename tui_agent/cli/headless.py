@@ -144,9 +144,12 @@ class TracePrinter:
 
                 return " · ".join(["answer ready", *answer_notes(e)])
             case RunEnded():
-                cost = f"${st.cost_usd:.5f}" if st.cost_usd is not None else "cost unknown"
-                return (f"ended: {e.termination} · {st.model_calls} model calls · {st.tool_calls} tool calls · "
-                        f"{st.total_tokens:,} tokens · {cost} · {e.result.get('elapsed_s', st.elapsed_s)} s"
+                # The run's own fold (its result) counts the whole session, earlier runs included.
+                r = {"model_calls": st.model_calls, "tool_calls": st.tool_calls, "total_tokens": st.total_tokens,
+                     "cost_usd": st.cost_usd, "elapsed_s": st.elapsed_s} | e.result
+                cost = f"${r['cost_usd']:.5f}" if r["cost_usd"] is not None else "cost unknown"
+                return (f"ended: {e.termination} · {r['model_calls']} model calls · {r['tool_calls']} tool calls · "
+                        f"{r['total_tokens']:,} tokens · {cost} · {r['elapsed_s']} s"
                         + (f" · {clean(e.message)}" if e.message else ""))
             case VerificationStarted():
                 return f"citation check with {clean(e.model)}: {e.claims} claims cite sources, {min(e.claims, e.sample)} checked"

@@ -68,6 +68,7 @@ class ObservationStatus(StrEnum):
     DUPLICATE = "duplicate"  # the same call was made before
     DISABLED = "disabled"  # the tool failed too often
     REPLAYED = "replayed"  # a fork's recorded observation, not run again
+    CANCELLED = "cancelled"  # stopped while it ran (Submit now): no result
 
 
 class CorrectionReason(StrEnum):
@@ -189,6 +190,7 @@ class ModelCallEnded(Event):
     cost_usd: float | None = None
     duration_s: float = 0.0
     finish_reason: str | None = None  # "length": the reply was cut by the token limit
+    interrupted: bool = False  # cancelled because the process was stopped: a resumed run makes it again
 
 
 @dataclass(kw_only=True)

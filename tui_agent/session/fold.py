@@ -53,6 +53,8 @@ def apply(s: SessionState, e: Event) -> None:
         s.step = e.step
     if e.elapsed_s > s.elapsed_s:
         s.elapsed_s = e.elapsed_s
+    if e.ts > s.last_ts:
+        s.last_ts = e.ts
     match e:
         case RunStarted():
             _run_started(s, e)
@@ -205,6 +207,7 @@ def _call_ended(s: SessionState, e: ModelCallEnded) -> None:
     rec = s.step_state(e.step)
     rec.ended = True
     rec.cancelled = e.cancelled
+    rec.interrupted = e.interrupted
     rec.reply = e.text
     rec.reasoning = e.reasoning
     rec.cut = e.cut
@@ -271,11 +274,18 @@ def _observation(s: SessionState, e: Observation) -> None:
     s.seen_calls[canonical_call(e.tool, e.arguments)] = e.step
     # Consecutive real failures disable a tool; a replayed (recorded) result says nothing about it.
     if e.status == ObservationStatus.FAILED:
-        s.failures[e.tool] = s.failures.get(e.tool, 0) + 1
-        if s.failures[e.tool] >= s.failure_limit:
+        if disables(s, e.tool, e.status):
             s.disabled.add(e.tool)
+        s.failures[e.tool] = s.failures.get(e.tool, 0) + 1
     elif e.status in (ObservationStatus.OK, ObservationStatus.HTTP_ERROR):  # the tool worked; the server said no
         s.failures[e.tool] = 0
+
+
+def disables(s: SessionState, tool: str, status: ObservationStatus) -> bool:
+    """Whether a run (executed) observation of ``tool`` with ``status`` disables the tool: its
+    ``failure_limit``-th real failure in a row. The one rule and the one counter (``s.failures``);
+    the engine asks it to tell the model, the fold applies it."""
+    return status == ObservationStatus.FAILED and s.failures.get(tool, 0) + 1 >= s.failure_limit
 
 
 # -- streaming --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import ConfigError, Settings, apply, validate
 from tui_agent.protocol import canonical_call
@@ -20,6 +20,10 @@ from tui_agent.session.events import (
 )
 from tui_agent.session.fold import SessionState, SourceState, fold
 from tui_agent.session.store import SessionStatus, Store, StoreError, new_session_id
+
+if TYPE_CHECKING:
+    from tui_agent.tool_calls import Replay
+    from tui_agent.tools.base import SourceRegistry
 
 # Settings that belong to one command line, never to a session: approval policy is asked anew on
 # every run unless that run's command line says --yes; the API key is never stored.
@@ -38,7 +42,7 @@ class Resumed:
     question: str
     settings: Settings
     state: SessionState
-    replay: Any = None  # a Replayer for a fork (unless live tools were asked for)
+    replay: "Replay | None" = None  # a Replayer for a fork (unless live tools were asked for)
     seen_events: int | None = None  # the stored events ``state`` folds: the run claims the session at that count
 
     def run_kwargs(self) -> dict[str, Any]:
@@ -152,7 +156,7 @@ class Replayer:
     def from_store(cls, store: Store, parent_id: str) -> "Replayer":
         return cls(fold(store.events(parent_id)))
 
-    def __call__(self, tool: str, arguments: Any, sources: Any) -> Observation | None:
+    def __call__(self, tool: str, arguments: Any, sources: "SourceRegistry") -> Observation | None:
         """The recorded observation of this call, its sources registered in ``sources`` (the
         fork's SourceRegistry) and its citation numbers renumbered to match; None when the
         parent never made the call."""

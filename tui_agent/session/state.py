@@ -87,6 +87,7 @@ class StepState:
     live_answer: str = ""
     ended: bool = False
     cancelled: bool = False
+    interrupted: bool = False  # stopped with its process (a signal): made again under this number
     cut: bool = False
     finish_reason: str | None = None
     prompt_tokens_estimate: int = 0
@@ -110,9 +111,10 @@ class StepState:
 
     @property
     def unfinished(self) -> bool:
-        """Its model call never completed (cancelled empty, or its process stopped mid-call):
-        the next call is made under the same step number, in its place."""
-        return self.empty or (not self.ended and not self.calls and not self.corrections)
+        """Its model call never completed (cancelled empty, or its process stopped mid-call, by
+        kill -9 or a signal): the next call is made under the same step number, in its place."""
+        return (self.empty or (self.interrupted and not self.calls and not self.corrections)
+                or (not self.ended and not self.calls and not self.corrections))
 
 
 @dataclass
@@ -195,6 +197,7 @@ class SessionState:
     auxiliary_tokens: int = 0  # of the totals above: tools' own model calls (extraction), not research steps
     cost_usd: float | None = None
     elapsed_s: float = 0.0
+    last_ts: float = 0.0  # the latest event's timestamp (a resumed run's events come after it)
     # -- the gates' and guards' inputs --------------------------------------------------------
     tool_ran: bool = False
     evidence_refused: bool = False

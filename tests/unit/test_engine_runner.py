@@ -1,0 +1,59 @@
+"""A run writes to any SessionLog (here a list in memory) with any Model (here a scripted one)."""
+
+from __future__ import annotations
+
+from tests.helpers import NoteTool, call
+from tui_agent.config import Settings
+from tui_agent.model.scripted import ScriptedModel
+from tui_agent.runner import Run
+from tui_agent.session.events import Event
+from tui_agent.session.fold import fold
+from tui_agent.session.log import SessionLog
+from tui_agent.tools.base import ToolRegistry
+
+
+class ListLog:
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.sessions: list[str] = []
+        self.events: list[Event] = []
+        self.interrupted: list[str] = []
+        self.fail_after = fail_after
+
+    def create_session(self, session_id: str, question: str, model: str, settings: dict | None = None, *,
+                       eval_label: str | None = None, case_id: str | None = None) -> None:
+        self.sessions.append(session_id)
+
+    def claim(self, session_id: str, *, seen_events: int | None = None) -> None:
+        self.sessions.append(session_id)
+
+    def append(self, event: Event) -> None:
+        if self.fail_after is not None and len(self.events) >= self.fail_after:
+            raise OSError("No space left on device")
+        if event.stored:
+            self.events.append(event)
+
+    def mark_interrupted(self, session_id: str) -> None:
+        self.interrupted.append(session_id)
+
+
+def make_run(log: SessionLog) -> Run:
+    return Run(Settings(model="scripted/test", answer_reserve=4000), "What is the answer?", store=log, approver=None,
+               llm=ScriptedModel([call("lookup", topic="a"), "<answer>42 [1]</answer>"]),
+               tools=ToolRegistry([NoteTool()]), session_id="s-mem")
+
+
+async def test_the_stored_events_fold_to_the_runs_own_result():
+    log = ListLog()
+    result = await make_run(log).start()
+    assert log.sessions == ["s-mem"] and result["answer"] == "42 [1]"
+    state = fold(log.events)
+    assert (state.model_calls, state.tool_calls, state.total_tokens) == \
+        (result["model_calls"], result["tool_calls"], result["total_tokens"])
+    assert not any(e.type == "model_delta" for e in log.events)
+
+
+async def test_a_log_that_stops_saving_is_reported_and_the_run_still_ends():
+    log = ListLog(fail_after=3)
+    run = make_run(log)
+    result = await run.start()
+    assert result["answer"] == "42 [1]" and run.store_error and "No space left" in run.store_error

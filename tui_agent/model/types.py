@@ -1,0 +1,34 @@
+"""What a model call returns or raises (shared by every :class:`~tui_agent.model.Model`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ModelError(Exception):
+    """The model could not be reached or refused the request (after retries where they help)."""
+
+    def __init__(self, kind: str, message: str, status: int | None = None, url: str | None = None) -> None:
+        super().__init__(message)
+        # auth | not_found | context | bad_request | server_down | rate_limit | timeout | unreachable
+        self.kind = kind
+        self.status = status
+        self.url = url  # the endpoint, for "unreachable"
+
+
+@dataclass
+class Reply:
+    text: str
+    reasoning: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost_usd: float | None = None
+    finish_reason: str | None = None
+    model: str = ""
+
+
+@dataclass
+class RetryInfo:
+    attempt: int
+    delay_s: float
+    reason: str
