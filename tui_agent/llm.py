@@ -419,30 +419,35 @@ class LLM:
         pt = ct = None
         finish = None
         iterator = response.__aiter__()
-        while True:
-            try:
-                chunk = await asyncio.wait_for(iterator.__anext__(), timeout=timeout)
-            except StopAsyncIteration:
-                break
-            usage = getattr(chunk, "usage", None)
-            if usage and getattr(usage, "prompt_tokens", None) is not None:
-                pt, ct = usage.prompt_tokens, usage.completion_tokens
-            if not chunk.choices:
-                continue
-            choice = chunk.choices[0]
-            delta = choice.delta
-            r = getattr(delta, "reasoning_content", None)
-            if r:
-                rparts.append(r)
-                if on_delta:
-                    on_delta(r, True)
-            c = getattr(delta, "content", None)
-            if c:
-                parts.append(c)
-                if on_delta:
-                    on_delta(c, False)
-            if choice.finish_reason:
-                finish = choice.finish_reason
+        loop = asyncio.get_running_loop()
+        # One deadline for the stream, pushed back before each chunk: each chunk must come within
+        # `timeout`. (asyncio.wait_for per chunk wrapped every chunk in a Task: CPU per chunk.)
+        async with asyncio.timeout(timeout) as deadline:
+            while True:
+                deadline.reschedule(loop.time() + timeout)
+                try:
+                    chunk = await iterator.__anext__()
+                except StopAsyncIteration:
+                    break
+                usage = getattr(chunk, "usage", None)
+                if usage and getattr(usage, "prompt_tokens", None) is not None:
+                    pt, ct = usage.prompt_tokens, usage.completion_tokens
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                delta = choice.delta
+                r = getattr(delta, "reasoning_content", None)
+                if r:
+                    rparts.append(r)
+                    if on_delta:
+                        on_delta(r, True)
+                c = getattr(delta, "content", None)
+                if c:
+                    parts.append(c)
+                    if on_delta:
+                        on_delta(c, False)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
         if finish is None:
             # A stream that ends without a finish reason was dropped mid-way: retry the call.
             raise ConnectionError("the model stream ended before it finished")
