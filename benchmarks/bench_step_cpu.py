@@ -49,8 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_e2e import child_env, cli_args, responder, script  # noqa: E402
-from tests.servers import ChatServer, SearxServer  # noqa: E402
+from bench_e2e import child_env, cli_args, responder, script
+
+from tests.servers import ChatServer, SearxServer
 
 GOAL_MS = {"stream": 25.0, "no-stream": 12.0}
 SHORT = 2
