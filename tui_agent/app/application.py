@@ -77,6 +77,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         store: Any = None,
         run_kwargs: dict[str, Any] | None = None,
         elapsed: Callable[[], float] | None = None,
+        clock: Callable[[], float] | None = None,
         detect: Callable[[], tuple[str | None, str | None]] | None = None,
         theme_dirs: list | None = None,
         handle_signals: bool = False,
@@ -93,6 +94,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.store = store
         self.run_kwargs = dict(run_kwargs or {})
         self.elapsed_reader = elapsed
+        self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
         self.detect = detect
         self.handle_signals = handle_signals
         self.breakpoint = settings.breakpoint
@@ -142,7 +144,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def get_default_screen(self) -> Screen:
         shown = self.question or ("resuming session " + self.resume if self.resume else None)
         self.main = MainScreen(shown, self.settings.model or "", self.fixed_session_id or "", auto=self.cli_auto,
-                               breakpoint=self.breakpoint, gauge=self._figures())
+                               breakpoint=self.breakpoint, gauge=self._figures(),
+                               **({"clock": self.clock} if self.clock is not None else {}))
         return self.main
 
     def on_mount(self) -> None:
