@@ -113,6 +113,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.verifying = False  # a citation check runs
         self._pause_next = False
         self._auto_wanted: bool | None = None  # y pressed before the engine existed
+        self._run_begun = False  # this app's current run has started (its policy is in the state)
         self._elapsed = 0.0
         self._store_opened = store is not None
         self._theme_ready = False
@@ -217,7 +218,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.session = session
         self.question = question or session.question or None
         self.pending = self.paused = self.last_result = self.research = None
-        self._pause_next = self._retrying = False
+        self._pause_next = self._retrying = self._run_begun = False
         self._elapsed = session.elapsed_s
         self.approver = FutureApprover(lambda req: self.post_message(ApprovalAsked(req)))
         self.main.reset(session)
@@ -349,7 +350,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             return decided
         if self._auto_wanted is not None:
             return self._auto_wanted
-        return self.session.approval.auto if self.session.runs and not self.session.ended else self.cli_auto
+        # A resumed or forked session's stored policy is its last run's: never this run's until it starts.
+        return self.session.approval.auto if self._run_begun and not self.session.ended else self.cli_auto
 
     def retrying(self) -> bool:
         return self._retrying and self.session.active
@@ -372,6 +374,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def _show_event(self, e: Any) -> None:
         if e.type == "run_started":
             self._auto_wanted = None  # the run's policy is in the state from here on
+            self._run_begun = True
         elif e.type == "retry":
             self._retrying = True
             self.notify(f"Retrying in {e.delay_s:.1f} s: {e.reason}" + (" · m changes the model" if e.attempt == 1

@@ -172,7 +172,8 @@ class MainScreen(MainActions, Screen):
         h = self.header
         app = self.app
         h.state = app.status_label()  # type: ignore[attr-defined]
-        h.model = self.session.model or h.model
+        # Before a run, the model it will use (configured, found or chosen), not "—".
+        h.model = self.session.model or app.settings.model or h.model  # type: ignore[attr-defined]
         h.session_id = self.session.session_id or h.session_id
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
