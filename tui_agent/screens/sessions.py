@@ -33,6 +33,15 @@ QUESTION_MIN_CHARS = 20
 SCROLLBAR_CELLS = 2
 COLUMNS = ("id", "created", "model", "status", "steps", "tools", "cost")
 FORK_MARK = "↳"
+CREATED_FORMAT = "%m-%d %H:%M"  # the year is in the id and in the session view
+# A model name longer than this loses its provider prefix, then its end (the view shows it whole).
+MODEL_CHARS = 16
+
+
+def short_model(model: str) -> str:
+    if len(model) > MODEL_CHARS:
+        model = model.rsplit("/", 1)[-1]
+    return model if len(model) <= MODEL_CHARS else model[: MODEL_CHARS - 1] + "…"
 
 LIST_ACTIONS = table(
     UiAction("back", "escape", "Back", "Back", "clear the filter, then leave the browser", priority=True),
@@ -118,7 +127,7 @@ class SessionsScreen(Screen):
             question = clean(r.question).replace("\n", " ")
             if r.parent_id:  # a fork: marked, with its parent's random part and the step it was made at
                 question = f"{FORK_MARK}{r.parent_id.rsplit('-', 1)[-1]}@{r.fork_step} {question}"
-            cells = [r.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created)), clean(r.model),
+            cells = [r.id, time.strftime(CREATED_FORMAT, time.localtime(r.created)), short_model(clean(r.model)),
                      r.shown_status, str(r.steps), str(r.tool_calls),
                      f"${r.cost_usd:.4f}" if r.cost_usd is not None else ""]
             rows.append((r.id, cells, question))
