@@ -128,3 +128,13 @@ async def test_a_forks_header_never_shows_auto_before_it_asks(tmp_path, chat_ser
         assert True not in shown and not app.main.header.auto
         await pilot.press("a")
         await wait_ended(pilot, app)
+
+
+async def test_at_80x24_nothing_trails_the_footer(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="x"), ANSWER)
+    app, _ = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.pause(0.3)
+        last, _ = app.screen.get_widget_at(79, 23)
+        assert last.has_class("-command-palette")  # the palette key reaches the edge: no key peeks out after it
