@@ -64,7 +64,8 @@ async def check_searxng(url: str, timeout_s: float = SEARXNG_CHECK_TIMEOUT_S) ->
         return CheckResult(False, f"✗ {exc.message}")
     except Exception as exc:  # noqa: BLE001 - anything else the request raised, named for the user
         return CheckResult(False, f"✗ the request to {url} failed: {type(exc).__name__}: {exc}")
-    return CheckResult(True, f"✓ SearXNG at {url} answered ({len(hits)} results for a test query).")
+    found = f"{len(hits)} result{'' if len(hits) == 1 else 's'}"
+    return CheckResult(True, f"✓ SearXNG at {url} answered a test search ({found}).")
 
 
 class SearchForm(Vertical):
