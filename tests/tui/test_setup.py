@@ -56,22 +56,30 @@ async def test_setup_checks_a_searxng_url_and_remembers_search_and_private_urls(
 
 
 async def test_a_searxng_url_that_does_not_answer_is_named_and_keeps_the_setup_screen(chat_server, tmp_path):
-    with socket.socket() as sock:  # a port nobody listens on
-        sock.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    sock = socket.socket()  # bound, never listening, held for the test: refused, and no other server gets the port
+    sock.bind(("127.0.0.1", 0))
+    dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
     app, _ = make_app(chat_server, tmp_path, model=None, api_base=None)
     app.detect = lambda: (None, None)
+    with sock:
+        await _dead_url_keeps_setup(app, chat_server, dead)
+
+
+async def _dead_url_keeps_setup(app, chat_server, dead: str) -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await open_setup(pilot, app, chat_server)
         app.screen.query_one("#searxng-input", Input).value = dead
         await pilot.click("#continue")
         await wait_until(pilot, lambda: "✗" in result_text(app), what="the failed check")
-        assert "could not connect to SearXNG" in result_text(app)
+        assert "could not connect to SearXNG" in result_text(app), result_text(app)
         assert isinstance(app.screen, SetupScreen) and not chat_server.requests
         app.screen.query_one("#searxng-input", Input).value = ""  # ddgs then
         await pilot.click("#continue")
-        await wait_until(pilot, lambda: not isinstance(app.screen, SetupScreen), what="leaving setup")
+        await wait_pending(pilot, app)
         assert app.settings.search_backend == "ddgs"
+        await pilot.press("a")
+        await wait_ended(pilot, app)
 
 
 async def test_enter_in_the_remember_checkbox_continues_and_space_ticks_it(chat_server, tmp_path, config_dir):
