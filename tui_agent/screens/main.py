@@ -21,7 +21,7 @@ from textual.widgets import ContentSwitcher, Footer
 from tui_agent.app.actions import bindings, button
 from tui_agent.screens.main_actions import MAIN_ACTIONS, MainActions
 from tui_agent.screens.trace_text import (
-    NO_CALL, _md_escape, action_content, observation_markdown, pretty, running_calls, shown,
+    NO_CALL, action_content, final_answer, no_answer, observation_markdown, pending_content, running_calls, shown,
 )
 from tui_agent.session.events import Event, Purpose
 from tui_agent.session.fold import SessionState, new_state
@@ -277,12 +277,6 @@ class MainScreen(MainActions, Screen):
         self._show_action(latest.number if latest else 0)
         self.update_header()
 
-    def _pending_content(self, request: Any) -> Content:
-        return Content.assemble(
-            ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
-            (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments)),
-        )
-
     # -- steps ------------------------------------------------------------------------------------------
     def _observation_step(self) -> int | None:
         for n in reversed(self.session.step_numbers):
@@ -350,7 +344,7 @@ class MainScreen(MainActions, Screen):
         pane = self.action
         if self._pending is not None:
             pane.border_title = "Action · waiting for you"
-            pane.show(self._pending_content(self._pending))
+            pane.show(pending_content(self._pending))
             return
         rec = self.session.steps.get(step)
         pane.border_title = "Action" + self._title_suffix(step if rec else None)
@@ -381,32 +375,13 @@ class MainScreen(MainActions, Screen):
             self._show_observation(step)
 
     def _show_final_answer(self) -> None:
-        ans = self.session.answer
-        if ans is None:
-            return
-        from tui_agent.session.exports import answer_markdown, answer_notes, checked_answer
-
-        flags = ([f"forced: {self.session.forced_reason}"] if self.session.forced_reason else []) + answer_notes(ans)
-        v = self.session.verification
-        if v is not None and v.ended:
-            flags.append("citations: needs review" if v.needs_review else "citations checked")
-        title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save · v verify"
-        if v is not None and v.claims:
-            self._show_answer(shown(checked_answer(self.session)), title)
-            return
-
-        self._show_answer(shown(answer_markdown(ans.text, self.session.source_list())), title)
+        shown_answer = final_answer(self.session)
+        if shown_answer is not None:
+            self._show_answer(*shown_answer)
 
     def _show_no_answer(self) -> None:
-        ended = self.session.ended
-        if ended is None:
-            return
-        text = f"**No answer.** The run ended with `{ended.termination}`."
-        if ended.message:
-            text += f"\n\n{_md_escape(ended.message)}"
-        if ended.termination == "model_error":
-            text += "\n\nPress **m** to change the model and run the question again (a new session)."
-        self._show_answer(text, f"Answer · ended: {ended.termination}")
+        if self.session.ended is not None:
+            self._show_answer(*no_answer(self.session.ended))
 
     def _show_answer(self, markdown: str, title: str) -> None:
         if self.view_step is not None:

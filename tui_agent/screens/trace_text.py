@@ -103,3 +103,38 @@ def observation_markdown(rec: StepState, running_s: dict[str, float] | None = No
 def _call_heading(call: CallState) -> str:
     dur = f" · {call.duration_s:.1f} s" if call.duration_s is not None else ""
     return f"#### {shown(call.tool) or '?'} · {call.label}{dur}\n\n`{shown(call.short_arguments(100))}`"
+
+
+def pending_content(request: Any) -> Content:
+    """The Action pane for the call waiting for a decision."""
+    return Content.assemble(
+        ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
+        (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments)),
+    )
+
+
+def final_answer(session: Any) -> tuple[str, str] | None:
+    """(Markdown, title) of the Answer pane for the session's answer; None without one."""
+    ans = session.answer
+    if ans is None:
+        return None
+    from tui_agent.session.exports import answer_markdown, answer_notes, checked_answer
+
+    flags = ([f"forced: {session.forced_reason}"] if session.forced_reason else []) + answer_notes(ans)
+    v = session.verification
+    if v is not None and v.ended:
+        flags.append("citations: needs review" if v.needs_review else "citations checked")
+    title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save · v verify"
+    if v is not None and v.claims:
+        return shown(checked_answer(session)), title
+    return shown(answer_markdown(ans.text, session.source_list())), title
+
+
+def no_answer(ended: Any) -> tuple[str, str]:
+    """(Markdown, title) of the Answer pane for a run that ended without an answer."""
+    text = f"**No answer.** The run ended with `{ended.termination}`."
+    if ended.message:
+        text += f"\n\n{_md_escape(ended.message)}"
+    if ended.termination == "model_error":
+        text += "\n\nPress **m** to change the model and run the question again (a new session)."
+    return text, f"Answer · ended: {ended.termination}"
