@@ -77,6 +77,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         store: Any = None,
         run_kwargs: dict[str, Any] | None = None,
         elapsed: Callable[[], float] | None = None,
+        clock: Callable[[], float] | None = None,
         detect: Callable[[], tuple[str | None, str | None]] | None = None,
         theme_dirs: list | None = None,
         handle_signals: bool = False,
@@ -93,6 +94,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.store = store
         self.run_kwargs = dict(run_kwargs or {})
         self.elapsed_reader = elapsed
+        self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
         self.detect = detect
         self.handle_signals = handle_signals
         self.breakpoint = settings.breakpoint
@@ -111,6 +113,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.verifying = False  # a citation check runs
         self._pause_next = False
         self._auto_wanted: bool | None = None  # y pressed before the engine existed
+        self._run_begun = False  # this app's current run has started (its policy is in the state)
         self._elapsed = 0.0
         self._store_opened = store is not None
         self._theme_ready = False
@@ -142,7 +145,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def get_default_screen(self) -> Screen:
         shown = self.question or ("resuming session " + self.resume if self.resume else None)
         self.main = MainScreen(shown, self.settings.model or "", self.fixed_session_id or "", auto=self.cli_auto,
-                               breakpoint=self.breakpoint, gauge=self._figures())
+                               breakpoint=self.breakpoint, gauge=self._figures(),
+                               **({"clock": self.clock} if self.clock is not None else {}))
         return self.main
 
     def on_mount(self) -> None:
@@ -214,7 +218,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.session = session
         self.question = question or session.question or None
         self.pending = self.paused = self.last_result = self.research = None
-        self._pause_next = self._retrying = False
+        self._pause_next = self._retrying = self._run_begun = False
         self._elapsed = session.elapsed_s
         self.approver = FutureApprover(lambda req: self.post_message(ApprovalAsked(req)))
         self.main.reset(session)
@@ -346,7 +350,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             return decided
         if self._auto_wanted is not None:
             return self._auto_wanted
-        return self.session.approval.auto if self.session.runs and not self.session.ended else self.cli_auto
+        # A resumed or forked session's stored policy is its last run's: never this run's until it starts.
+        return self.session.approval.auto if self._run_begun and not self.session.ended else self.cli_auto
 
     def retrying(self) -> bool:
         return self._retrying and self.session.active
@@ -369,6 +374,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def _show_event(self, e: Any) -> None:
         if e.type == "run_started":
             self._auto_wanted = None  # the run's policy is in the state from here on
+            self._run_begun = True
         elif e.type == "retry":
             self._retrying = True
             self.notify(f"Retrying in {e.delay_s:.1f} s: {e.reason}" + (" · m changes the model" if e.attempt == 1
