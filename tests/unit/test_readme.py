@@ -13,3 +13,11 @@ def test_the_readme_lists_every_setting_as_declared():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.table() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_table_gives_each_settings_type_bounds_and_flag():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for row in ("| `max_calls` | integer > 0 | `100` |", "| `search_backend` | 'ddgs' or 'searxng' | `'ddgs'` |",
+                "| `verify_review_share` | number ≥ 0, < 1 | `0.2` |", "| `api_key` | secret text, or unset |",
+                "Flag: `--stream` / `--no-stream`."):
+        assert row in readme

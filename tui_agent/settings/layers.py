@@ -1,0 +1,161 @@
+"""Where settings come from, in order: the declared defaults <- config.toml <- TUI_AGENT_*
+environment variables <- command-line flags.
+
+The environment is read by pydantic-settings from the declaration; every value is validated by
+the declaration (types, choices, bounds). A bad value raises :class:`ConfigError` naming its key
+and where it came from: the file, the environment variable or the flag.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tomllib
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from pydantic import ValidationError
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+from pydantic_settings.sources.utils import parse_env_vars
+
+from tui_agent.settings.fields import APP_NAME, Settings, flag_names, setting_names
+
+ENV_PREFIX = "TUI_AGENT_"
+MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; this bounds a device or pipe given as one
+
+
+class ConfigError(ValueError):
+    """A setting has a bad value; the message names the key and its source."""
+
+
+class _FromEnvironment(BaseSettings, Settings):  # type: ignore[misc]
+    """The declaration as pydantic-settings reads it from TUI_AGENT_* variables."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, case_sensitive=False, extra="ignore")
+
+
+class _Environment(EnvSettingsSource):
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(_FromEnvironment)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
+def env_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings given as TUI_AGENT_<SETTING> variables (raw text, validated later)."""
+    return _Environment(os.environ if environ is None else environ)()
+
+
+def env_var(key: str) -> str:
+    return ENV_PREFIX + key.upper()
+
+
+def config_dir() -> Path:
+    import platformdirs
+
+    return Path(os.environ.get("TUI_AGENT_CONFIG_DIR") or platformdirs.user_config_dir(APP_NAME))
+
+
+def config_path() -> Path:
+    return config_dir() / "config.toml"
+
+
+def load_file(path: Path, *, required: bool = False) -> dict[str, Any]:
+    """The settings in a TOML file. A missing file is an empty config unless ``required`` (a
+    --config given by hand); a directory, an unreadable file or bad TOML is a ConfigError saying so.
+    An empty file (or /dev/null) is an empty config."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if required:
+            raise ConfigError(f"config file {path} does not exist") from None
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"config file {path} is a directory, not a file")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {path} is larger than {MAX_CONFIG_BYTES} bytes; is it a config file?")
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not valid TOML: the file is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _reason(error: Mapping[str, Any]) -> str:
+    msg = str(error.get("msg", "bad value"))
+    for head in ("Input should be ", "Value should be "):
+        if msg.startswith(head):
+            return "must be " + msg[len(head):]
+    return msg[0].lower() + msg[1:] if msg else msg
+
+
+def _config_error(exc: ValidationError, values: Mapping[str, Any], where: Callable[[str], str]) -> ConfigError:
+    lines = []
+    for error in exc.errors():
+        key = str(error["loc"][0]) if error.get("loc") else "settings"
+        shown = "[secret]" if key == "api_key" else repr(values.get(key, error.get("input")))
+        lines.append(f"{where(key)}: bad value {shown} for '{key}': {_reason(error)}")
+    return ConfigError("\n".join(lines))
+
+
+def apply(s: Settings, values: Mapping[str, Any], source: str | Callable[[str], str]) -> Settings:
+    """Set ``values`` on ``s``, each validated by its declaration; ``source`` names where they
+    came from (text, or a function of the key such as the flag's name)."""
+    where = source if callable(source) else (lambda _key: source)
+    known = set(setting_names())
+    for key, raw in values.items():
+        if key not in known:
+            raise ConfigError(f"{where(key)}: unknown setting '{key}'")
+        try:
+            setattr(s, key, raw)
+        except ValidationError as exc:
+            raise _config_error(exc, {key: raw}, where) from None
+    return s
+
+
+def validate(s: Settings, source: str = "settings") -> Settings:
+    """The rules between settings (each value alone is checked by its declaration)."""
+    if s.search_backend == "searxng" and not s.searxng_url:
+        raise ConfigError(f"{source}: 'search_backend' is 'searxng' but 'searxng_url' is not set")
+    if s.context_window is not None and s.answer_reserve >= s.context_window:
+        raise ConfigError(
+            f"{source}: 'answer_reserve' ({s.answer_reserve}) must be smaller than 'context_window' ({s.context_window})"
+        )
+    if s.router_config and not Path(s.router_config).expanduser().is_file():
+        raise ConfigError(f"{source}: 'router_config' {s.router_config!r} is not a readable file")
+    if s.system_prompt_file and not Path(s.system_prompt_file).expanduser().is_file():
+        raise ConfigError(f"{source}: 'system_prompt_file' {s.system_prompt_file!r} is not a readable file")
+    return s
+
+
+def flag_source(key: str) -> str:
+    """How a command-line value is named in an error: its flag, else 'command line'."""
+    names = flag_names(key)
+    return names[0] if names else "command line"
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    *,
+    path: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    path_required: bool = False,
+) -> Settings:
+    """Build validated settings from every layer; raises ConfigError naming the bad key and its
+    source (``path_required``: the file was named by hand, so a missing one is an error)."""
+    s = Settings()
+    path = path or config_path()
+    apply(s, load_file(path, required=path_required), str(path))
+    apply(s, env_values(environ), env_var)
+    apply(s, {k: v for k, v in (flags or {}).items() if v is not None}, flag_source)
+    return validate(s, "settings")
