@@ -100,3 +100,20 @@ def test_flag_help_is_the_settings_documentation():
                   "Pause before every model call in the TUI", "Goal-directed extraction of visited pages",
                   "--search-backend {ddgs,searxng}", "--breakpoint, --no-breakpoint"):
         assert words in help_text
+
+
+def test_a_rule_between_two_settings_names_where_each_came_from(tmp_path):
+    with pytest.raises(UsageError) as err:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("TUI_AGENT_ANSWER_RESERVE", "2000")
+            _from_command_line(tmp_path, "--context-window", "1000")
+    assert "'answer_reserve' (2000, from TUI_AGENT_ANSWER_RESERVE)" in str(err.value)
+    assert "'context_window' (1000, from --context-window)" in str(err.value)
+
+
+def test_a_bad_flag_on_resume_names_the_flag():
+    from tui_agent.session.resume import ResumeError, session_settings
+
+    with pytest.raises(ResumeError) as err:
+        session_settings({"max_calls": 5, "model": "m"}, {"max_calls": 0})
+    assert str(err.value).startswith("--max-calls:") and "'max_calls'" in str(err.value)

@@ -108,10 +108,12 @@ def _config_error(exc: ValidationError, values: Mapping[str, Any], where: Callab
     return ConfigError("\n".join(lines))
 
 
-def apply(s: Settings, values: Mapping[str, Any], source: str | Callable[[str], str]) -> Settings:
+def apply(s: Settings, values: Mapping[str, Any], source: str | Callable[[str], str],
+          origin: dict[str, str] | None = None) -> Settings:
     """Set ``values`` on ``s``, each validated by its declaration; ``source`` names where they
-    came from (text, or a function of the key such as the flag's name)."""
-    where = source if callable(source) else (lambda _key: source)
+    came from: text, or a function of the key (COMMAND_LINE names each value by its flag).
+    ``origin``, when given, records that source for each key set."""
+    where = flag_source if source == COMMAND_LINE else source if callable(source) else (lambda _key: source)
     known = set(setting_names())
     for key, raw in values.items():
         if key not in known:
@@ -120,28 +122,40 @@ def apply(s: Settings, values: Mapping[str, Any], source: str | Callable[[str], 
             setattr(s, key, raw)
         except ValidationError as exc:
             raise _config_error(exc, {key: raw}, where) from None
+        if origin is not None:
+            origin[key] = where(key)
     return s
 
 
-def validate(s: Settings, source: str = "settings") -> Settings:
-    """The rules between settings (each value alone is checked by its declaration)."""
+def validate(s: Settings, source: str = "settings", origin: Mapping[str, str] | None = None) -> Settings:
+    """The rules between settings (each value alone is checked by its declaration). ``origin``
+    names where each key's value came from, for the message."""
+    origin = origin or {}
+
+    def named(key: str, show: bool = False) -> str:
+        said = [repr(getattr(s, key))] if show else []
+        said += [f"from {origin[key]}"] if key in origin else []
+        return f"'{key}'" + (f" ({', '.join(said)})" if said else "")
+
     if s.search_backend == "searxng" and not s.searxng_url:
-        raise ConfigError(f"{source}: 'search_backend' is 'searxng' but 'searxng_url' is not set")
+        raise ConfigError(f"{source}: {named('search_backend')} is 'searxng' but 'searxng_url' is not set")
     if s.context_window is not None and s.answer_reserve >= s.context_window:
-        raise ConfigError(
-            f"{source}: 'answer_reserve' ({s.answer_reserve}) must be smaller than 'context_window' ({s.context_window})"
-        )
-    if s.router_config and not Path(s.router_config).expanduser().is_file():
-        raise ConfigError(f"{source}: 'router_config' {s.router_config!r} is not a readable file")
-    if s.system_prompt_file and not Path(s.system_prompt_file).expanduser().is_file():
-        raise ConfigError(f"{source}: 'system_prompt_file' {s.system_prompt_file!r} is not a readable file")
+        raise ConfigError(f"{source}: {named('answer_reserve', True)} must be smaller than "
+                          f"{named('context_window', True)}")
+    for key in ("router_config", "system_prompt_file"):
+        value = getattr(s, key)
+        if value and not Path(value).expanduser().is_file():
+            raise ConfigError(f"{source}: {named(key)} {value!r} is not a readable file")
     return s
+
+
+COMMAND_LINE = "command line"
 
 
 def flag_source(key: str) -> str:
     """How a command-line value is named in an error: its flag, else 'command line'."""
     names = flag_names(key)
-    return names[0] if names else "command line"
+    return names[0] if names else COMMAND_LINE
 
 
 def load_settings(
@@ -153,9 +167,9 @@ def load_settings(
 ) -> Settings:
     """Build validated settings from every layer; raises ConfigError naming the bad key and its
     source (``path_required``: the file was named by hand, so a missing one is an error)."""
-    s = Settings()
+    s, origin = Settings(), {}
     path = path or config_path()
-    apply(s, load_file(path, required=path_required), str(path))
-    apply(s, env_values(environ), env_var)
-    apply(s, {k: v for k, v in (flags or {}).items() if v is not None}, flag_source)
-    return validate(s, "settings")
+    apply(s, load_file(path, required=path_required), str(path), origin)
+    apply(s, env_values(environ), env_var, origin)
+    apply(s, {k: v for k, v in (flags or {}).items() if v is not None}, flag_source, origin)
+    return validate(s, "settings", origin)
