@@ -6,15 +6,13 @@ A bad flag or setting raises :class:`UsageError` (printed plainly by ``main``; e
 from __future__ import annotations
 
 import argparse
-import types
-import typing
 from pathlib import Path
 from typing import Any
 
 from pydantic import SecretStr
 
 from tui_agent.config import (
-    ConfigError, Settings, config_path, declared, flag_names, flag_of, load_settings, setting_names,
+    ConfigError, Settings, config_path, declared, flag_names, flag_of, load_settings, setting_names, shape,
 )
 from tui_agent.settings.fields import COMMON_GROUPS, STORAGE
 
@@ -41,7 +39,8 @@ def add_setting_flags(p: Any, *names: str) -> None:
     for name in names:
         info, flag = fields[name], flag_of(name)
         assert flag is not None, f"setting {name!r} has no Flag in its declaration"
-        kind, choices = _plain_type(info.annotation)
+        form = shape(name)
+        kind = str if form.kind is SecretStr else form.kind
         help_text = (info.description or "").replace("%", "%%")
         if info.default is not None and kind is not bool:
             help_text += f" (default: {info.default})"
@@ -54,25 +53,11 @@ def add_setting_flags(p: Any, *names: str) -> None:
             kw["type"] = kind
             if kind in (int, float):
                 kw["metavar"] = "N"
-            if choices:
-                kw["choices"] = choices
+            if form.choices:
+                kw["choices"] = list(form.choices)
             if flag.metavar:
                 kw["metavar"] = flag.metavar
         p.add_argument(*flag_names(name), **kw)
-
-
-def _plain_type(annotation: Any) -> tuple[Any, list[Any] | None]:
-    """The argparse type of a declared annotation (Optional and Annotated removed), and the
-    choices when it is a Literal."""
-    args = [a for a in typing.get_args(annotation) if a is not type(None)]
-    origin = typing.get_origin(annotation)
-    if origin is typing.Literal:
-        return type(args[0]), list(args)
-    if origin is typing.Annotated:
-        return _plain_type(args[0])
-    if args and origin in (typing.Union, types.UnionType):
-        return _plain_type(args[0])
-    return (str if annotation is SecretStr else annotation), None
 
 
 # The settings that are flags (given_flags reads these from a parsed command line).

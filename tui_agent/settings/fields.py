@@ -9,12 +9,16 @@ the flags (cli/common.py) are all read from this declaration; the loading order 
 from __future__ import annotations
 
 import os
+import types
+import typing
 from dataclasses import dataclass as plain_dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import annotated_types
 from pydantic import BeforeValidator, ConfigDict, Field, SecretStr
 from pydantic.dataclasses import dataclass
+from pydantic.fields import FieldInfo
 
 APP_NAME = "tui-agent"
 
@@ -183,7 +187,7 @@ def setting_names() -> tuple[str, ...]:
 
 
 def is_secret(name: str) -> bool:
-    return "SecretStr" in repr(declared()[name].annotation)
+    return shape(name).kind is SecretStr
 
 
 def flag_of(name: str) -> Flag | None:
@@ -204,3 +208,35 @@ def option_strings(name: str) -> tuple[str, ...]:
     if flag is not None and flag.negatable and declared()[name].annotation is bool:
         names += tuple("--no-" + n[2:] for n in names if n.startswith("--"))
     return names
+
+
+@plain_dataclass(frozen=True)
+class Shape:
+    """A declared type taken apart: the base type, a Literal's choices, whether it may be unset,
+    and its bounds (annotated_types Gt/Ge/Lt/Le), for the flags and the README table."""
+
+    kind: Any
+    choices: tuple[Any, ...] = ()
+    optional: bool = False
+    bounds: tuple[Any, ...] = ()
+
+
+def shape(name: str) -> Shape:
+    info = declared()[name]
+    return _shape(info.annotation, tuple(info.metadata))
+
+
+def _shape(annotation: Any, metadata: tuple[Any, ...] = ()) -> Shape:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    bounds = tuple(b for m in metadata for b in (m.metadata if isinstance(m, FieldInfo) else [m])
+                   if isinstance(b, (annotated_types.Gt, annotated_types.Ge, annotated_types.Lt, annotated_types.Le)))
+    if origin is typing.Literal:
+        return Shape(type(args[0]), args, False, bounds)
+    if origin is typing.Annotated:
+        inner = _shape(args[0], tuple(annotation.__metadata__))
+        return Shape(inner.kind, inner.choices, inner.optional, inner.bounds + bounds)
+    if origin in (typing.Union, types.UnionType):
+        present = [a for a in args if a is not type(None)]
+        inner = _shape(present[0])
+        return Shape(inner.kind, inner.choices, len(present) < len(args), inner.bounds + bounds)
+    return Shape(annotation, (), False, bounds)
