@@ -8,6 +8,7 @@ and where it came from: the file, the environment variable or the flag.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import tomllib
@@ -15,8 +16,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pydantic import ValidationError
-from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
-from pydantic_settings.sources.utils import parse_env_vars
 
 from tui_agent.settings.fields import APP_NAME, Settings, flag_names, setting_names
 
@@ -28,24 +27,34 @@ class ConfigError(ValueError):
     """A setting has a bad value; the message names the key and its source."""
 
 
-class _FromEnvironment(BaseSettings, Settings):  # type: ignore[misc]
-    """The declaration as pydantic-settings reads it from TUI_AGENT_* variables."""
+@functools.cache
+def _environment_source() -> type:
+    """pydantic-settings' reader of TUI_AGENT_* variables for the declaration (imported only when
+    a variable names a setting: the import costs a command's start-up ~150 ms of CPU)."""
+    from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
+    from pydantic_settings.sources.utils import parse_env_vars
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, case_sensitive=False, extra="ignore")
+    class FromEnvironment(BaseSettings, Settings):  # type: ignore[misc, valid-type]
+        model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, case_sensitive=False, extra="ignore")
 
+    class Environment(EnvSettingsSource):
+        def __init__(self, environ: Mapping[str, str]) -> None:
+            self._environ = environ
+            super().__init__(FromEnvironment)
 
-class _Environment(EnvSettingsSource):
-    def __init__(self, environ: Mapping[str, str]) -> None:
-        self._environ = environ
-        super().__init__(_FromEnvironment)
+        def _load_env_vars(self) -> Mapping[str, str | None]:
+            return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
 
-    def _load_env_vars(self) -> Mapping[str, str | None]:
-        return parse_env_vars(self._environ, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+    return Environment
 
 
 def env_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The settings given as TUI_AGENT_<SETTING> variables (raw text, validated later)."""
-    return _Environment(os.environ if environ is None else environ)()
+    environ = os.environ if environ is None else environ
+    names = {env_var(key) for key in setting_names()}
+    if not any(name.upper() in names for name in environ):
+        return {}
+    return _environment_source()(environ)()
 
 
 def env_var(key: str) -> str:
