@@ -377,7 +377,7 @@ class LLM:
         if s.api_base and not routed:
             kw["api_base"] = s.api_base
         if s.api_key and not routed:
-            kw["api_key"] = s.api_key
+            kw["api_key"] = s.api_key.get_secret_value()
         elif s.api_base and not routed and model.startswith(("openai/", "hosted_vllm/")) and \
                 not os.environ.get("OPENAI_API_KEY"):
             kw["api_key"] = "none"  # local OpenAI-compatible servers need some key
