@@ -21,7 +21,8 @@ THOUGHT_2 = ("<think>The notes say the answer is 42 and cite source [1]. That is
 
 
 def _app(chat_server, tmp_path, **kw):
-    app, _ = make_app(chat_server, tmp_path, elapsed=lambda: 42.0, **kw)
+    # frozen clocks: the header's elapsed time and the calls' durations do not depend on the machine's load
+    app, _ = make_app(chat_server, tmp_path, elapsed=lambda: 42.0, clock=lambda: 1000.0, **kw)
     return app
 
 

@@ -267,6 +267,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             if self.tools is not None:
                 kwargs["tools"] = self.tools
             kwargs.setdefault("session_id", session_id)
+            if self.clock is not None:
+                kwargs["clock"] = self.clock  # one injected clock for the panes and the engine's durations
             run = Run(settings, question, store=store, approver=self.approver, listeners=[self.bridge],
                       before_call=self._before_call, **kwargs)
             if self._auto_wanted is not None:
