@@ -264,8 +264,51 @@ def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Fi
     return findings
 
 
+MEMO_MAX_TEXT = 65_536
+"""Texts up to this many characters are remembered with their redaction (the store redacts the
+same field names, tool names, arguments and ids in event after event)."""
+MEMO_CHARS = 4_000_000
+"""The remembered texts hold at most this many characters; the oldest are forgotten first."""
+
+_memo_lock = threading.Lock()
+_memo: dict[str, str] = {}
+_memo_values: tuple[str, ...] | None = None
+_memo_size = 0
+
+
 def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """Replace every secret in ``text`` with ``[REDACTED]`` (overlapping spans are merged)."""
+    """Replace every secret in ``text`` with ``[REDACTED]`` (overlapping spans are merged).
+
+    The result depends only on the text and the environment's secret values
+    (:func:`secret_values`), so it is remembered for texts up to MEMO_MAX_TEXT characters while
+    those values stay the same: a text seen again costs one dictionary lookup.
+    """
+    global _memo_values, _memo_size
+    if not text:
+        return text
+    values = secret_values(environ)
+    if len(text) > MEMO_MAX_TEXT:
+        return _redact(text, environ)
+    with _memo_lock:
+        if values is not _memo_values and values != _memo_values:
+            _memo.clear()
+            _memo_values, _memo_size = values, 0
+        found = _memo.get(text)
+    if found is not None:
+        return found
+    result = _redact(text, environ)
+    with _memo_lock:
+        if values == _memo_values and text not in _memo:
+            _memo[text] = result
+            _memo_size += len(text)
+            while _memo_size > MEMO_CHARS:
+                oldest = next(iter(_memo))
+                del _memo[oldest]
+                _memo_size -= len(oldest)
+    return result
+
+
+def _redact(text: str, environ: Mapping[str, str] | None) -> str:
     findings = find_secrets(text, environ)
     if not findings:
         return text
