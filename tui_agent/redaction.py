@@ -246,6 +246,22 @@ def _env_spans(text: str, environ: Mapping[str, str] | None) -> Iterator[Finding
 # --- the pass ---------------------------------------------------------------------------------
 
 
+def warm_up() -> None:
+    """Compile the rule sets now (about a second, once per process) instead of at the first
+    redaction; :func:`start_warm_up` does it in a background thread."""
+    rule_sets.compiled()
+    secret_rules.scan("warm up")
+
+
+def start_warm_up() -> threading.Thread:
+    """Start :func:`warm_up` in a daemon thread (front ends call this at start-up, so the first
+    event written, on the UI's path, does not wait for the compile)."""
+    thread = threading.Thread(target=warm_up, name="redaction-rules", daemon=True)
+    thread.start()
+    return thread
+
+
+
 def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every secret span in ``text`` (possibly overlapping), in no particular order.
 
