@@ -25,7 +25,7 @@ ENV_SECRET = "Qw7rT2yU9iO4pA6s"
 def fresh(value, environ):
     """The reference: every string (dict keys included) redacted on its own, with no memo."""
     if isinstance(value, str):
-        return redaction._redact(value, environ) if value else value
+        return redaction._redact(value, redaction.secret_values(environ)) if value else value
     if isinstance(value, dict):
         return {fresh(k, environ): fresh(v, environ) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -102,8 +102,9 @@ class Store:
                 self.conn.execute("BEGIN IMMEDIATE")
                 try:
                     for sid in flush:
-                        for event, data in self._held.get(sid, ()):
-                            self._insert(event, data)
+                        held = self._held.get(sid, [])
+                        for i, (event, data) in enumerate(held):  # the last one sets the row's time
+                            self._insert(event, data, touch=i == len(held) - 1)
                     yield
                     self.conn.execute("COMMIT")
                     for sid in flush:
@@ -230,7 +231,7 @@ class Store:
             with self._transaction(flush=sessions):
                 pass
 
-    def _insert(self, event: Event, data: str) -> None:
+    def _insert(self, event: Event, data: str, *, touch: bool = True) -> None:
         # The next number is read inside the write transaction: another process may have
         # appended to the same session since (a citation check next to an open TUI).
         sid = event.session_id
@@ -239,9 +240,10 @@ class Store:
             "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)",
             (sid, sid, event.ts, event.step, event.type, data),
         )
-        self._update_row(event)
+        self._update_row(event, touch=touch)
 
-    def _update_row(self, event: Event) -> None:
+    def _update_row(self, event: Event, *, touch: bool = True) -> None:
+        """The session row after ``event``; ``touch``: also for events that only change its time."""
         sid = event.session_id
         if event.type == "model_call_started":
             self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?", (event.ts, event.step, sid))
@@ -257,7 +259,7 @@ class Store:
         elif event.type == "run_started":
             self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
                               (event.ts, SessionStatus.RUNNING, self.owner, sid))
-        else:
+        elif touch:
             self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (event.ts, sid))
 
     # -- reading ----------------------------------------------------------------------------
