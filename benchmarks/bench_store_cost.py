@@ -9,7 +9,7 @@ and one ``Store.append`` per event, as a run does (``batch_steps=True`` where th
 printed apart).
 
     git -C . archive 040fdbc | (mkdir -p /tmp/old040 && tar -x -C /tmp/old040)
-    .venv/bin/python benchmarks/bench_store_cost.py --old /tmp/old040 [--cases 200]
+    .venv/bin/python benchmarks/bench_store_cost.py --old /tmp/old040 [--old OTHER] [--cases 200]
 """
 
 from __future__ import annotations
@@ -88,7 +88,8 @@ def child(root: Path, events_file: Path, cases: int, batch: bool) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--old", type=Path, help="a checkout of the old code (e.g. git archive 040fdbc)")
+    ap.add_argument("--old", type=Path, action="append", default=[],
+                    help="a checkout of older code (e.g. git archive 040fdbc); may be given again")
     ap.add_argument("--cases", type=int, default=200)
     ap.add_argument("--measure", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--batch", action="store_true", help=argparse.SUPPRESS)
@@ -100,8 +101,8 @@ def main() -> None:
         events_file = Path(d) / "case.json"
         record(events_file, args.cases)
         rows = []
-        if args.old:
-            rows.append((f"old ({args.old})", child(args.old, events_file, args.cases, False)))
+        for old in args.old:
+            rows.append((f"old: {old}", child(old, events_file, args.cases, False)))
         rows.append(("new, one commit per event (TUI, run)", child(ROOT, events_file, args.cases, False)))
         rows.append(("new, one commit per step (eval)", child(ROOT, events_file, args.cases, True)))
     n_events = rows[0][1]["events"]
