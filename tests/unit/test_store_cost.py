@@ -120,3 +120,13 @@ def test_a_signal_commits_the_step_in_progress_of_a_batched_store(tmp_path):
     reader = Store(tmp_path)
     assert [d["type"] for d in reader.event_dicts("s")] == [e.type for e in events[:4]]
     assert reader.get_session("s").status == SessionStatus.INTERRUPTED
+
+
+def test_the_rule_sets_compile_in_a_background_thread_started_at_start_up():
+    from tui_agent import rule_sets
+
+    rule_sets._compiled.cache_clear()
+    thread = redaction.start_warm_up()  # the TUI, run and eval start this beside the model's import
+    assert thread.daemon
+    thread.join(120)
+    assert rule_sets._compiled.cache_info().currsize == 1  # the first redaction finds them compiled
