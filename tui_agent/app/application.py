@@ -53,8 +53,9 @@ SIGNAL_EXIT_BASE = 128
 
 def warm_up() -> None:
     """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
-    from tui_agent import llm, runner, tokens  # noqa: F401
+    from tui_agent import llm, redaction, runner, tokens  # noqa: F401
 
+    redaction.start_warm_up()  # the secret rules compile (~1 s) beside litellm's import
     llm.litellm()
     tokens.encoder()
     import tui_agent.tools  # noqa: F401

@@ -81,6 +81,9 @@ def cmd_run(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
         settings.router_config = ns.router_config
     settings = ensure_model(settings)
+    from tui_agent.redaction import start_warm_up
+
+    start_warm_up()  # the secret rules compile (~1 s) beside the model's import
     store = open_store(settings)
     if ns.replay and store.eval_run(ns.replay) is None:
         raise UsageError(f"eval: --replay {ns.replay!r}: no eval run has that label (tui-agent eval list)")

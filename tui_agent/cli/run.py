@@ -26,6 +26,9 @@ def cmd_run(argv: Sequence[str]) -> int:
     if ns.question and ns.resume:
         raise UsageError("tui-agent run: give either a QUESTION or --resume ID, not both")
     settings = settings_from(ns)
+    from tui_agent.redaction import start_warm_up
+
+    start_warm_up()  # the secret rules compile (~1 s) beside the model's import
     store = open_store(settings)
     if ns.resume:
         resumed = prepare_resume(store, ns.resume, ns)

@@ -93,6 +93,7 @@ class EvalRun:
                 "verify": self.verify, "concurrency": self.concurrency}
 
     async def run(self, cases: list[Case]) -> list[CaseResult]:
+        self.store.batch_steps = True  # nobody watches a case live: one commit per step (Store docs)
         self.store.save_eval_run(self.label, self.set_path, [{"id": c.id, "question": c.question,
                                                               "expect": c.expect} for c in cases], self.options())
         gate = asyncio.Semaphore(max(1, self.concurrency))
