@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tui_agent import hygiene
-from tui_agent.session.events import Event, RunEnded, Termination, event_from_dict
+from tui_agent.session.events import Event, ModelCallStarted, RunEnded, RunStarted, Termination, event_from_dict
 from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary
     MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,
 )
@@ -245,22 +245,24 @@ class Store:
     def _update_row(self, event: Event, *, touch: bool = True) -> None:
         """The session row after ``event``; ``touch``: also for events that only change its time."""
         sid = event.session_id
-        if event.type == "model_call_started":
-            self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?", (event.ts, event.step, sid))
-        elif isinstance(event, RunEnded):
-            result = event.result or {}
-            status = SessionStatus.CANCELLED if event.termination == Termination.CANCELLED else SessionStatus.ENDED
-            self.conn.execute(
-                "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, owner=NULL "
-                "WHERE id=?",
-                (event.ts, status, event.termination, result.get("cost_usd"), result.get("tool_calls") or 0,
-                 result.get("total_tokens") or 0, sid),
-            )
-        elif event.type == "run_started":
-            self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
-                              (event.ts, SessionStatus.RUNNING, self.owner, sid))
-        elif touch:
-            self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (event.ts, sid))
+        match event:
+            case ModelCallStarted():
+                self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?",
+                                  (event.ts, event.step, sid))
+            case RunEnded(result=result, termination=termination):
+                result = result or {}
+                status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
+                self.conn.execute(
+                    "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, "
+                    "owner=NULL WHERE id=?",
+                    (event.ts, status, termination, result.get("cost_usd"), result.get("tool_calls") or 0,
+                     result.get("total_tokens") or 0, sid),
+                )
+            case RunStarted():
+                self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
+                                  (event.ts, SessionStatus.RUNNING, self.owner, sid))
+            case _ if touch:
+                self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (event.ts, sid))
 
     # -- reading ----------------------------------------------------------------------------
     def list_sessions(self, limit: int | None = None) -> list[SessionRow]:
