@@ -1,6 +1,6 @@
 """The network boundary: the one place a model-chosen URL is checked and fetched.
 
-:func:`check_url` is the SSRF guard: http/https only; every address a host name resolves to
+:func:`~tui_agent.web.guard.check_url` (web/guard.py) is the SSRF guard: http/https only; every address a host name resolves to
 (or the literal address) must be public — no loopback, private, link-local (169.254.169.254,
 the cloud metadata address, included), CGNAT, multicast, reserved or unspecified address, in
 IPv4 or IPv6, nor an IPv4 address embedded in IPv6 (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
