@@ -31,7 +31,7 @@ from tui_agent import tokens
 from tui_agent.hygiene import cut_note, escape_tags, redact, strip_controls
 from tui_agent.jsonreply import json_object
 from tui_agent.retrying import excerpt
-from tui_agent.session.events import ObservationStatus
+from tui_agent.kinds import ObservationStatus
 from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
 from tui_agent.web.content import MARKDOWN
 from tui_agent.web.net import Guard, fetch
@@ -71,7 +71,7 @@ class Section:
     """One URL's part of the observation."""
 
     url: str
-    status: str
+    status: ObservationStatus
     text: str
     source: int | None = None
     # (final URL, title) of a page that was read: registered as a source once all are done,
