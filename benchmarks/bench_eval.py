@@ -30,8 +30,8 @@ from bench_engine import TextTool, make_texts  # noqa: E402  (same folder)
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.evals.cases import Case  # noqa: E402
 from tui_agent.evals.runs import EvalRun  # noqa: E402
-from tui_agent.llm import LLM, Reply  # noqa: E402
-from tui_agent.runner import Run  # noqa: E402
+from tui_agent.model.llm import LLM, Reply  # noqa: E402
+from tui_agent.agent.runner import Run  # noqa: E402
 from tui_agent.session.store import Store  # noqa: E402
 from tui_agent.tools.base import ToolRegistry  # noqa: E402
 

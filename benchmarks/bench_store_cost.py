@@ -34,7 +34,7 @@ def record(path: Path, cases: int) -> None:
     sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
     import bench_eval as be
     from bench_engine import make_texts
-    from tui_agent.runner import Run
+    from tui_agent.agent.runner import Run
     from tui_agent.session.store import Store
     from tui_agent.tools.base import ToolRegistry
 
@@ -51,7 +51,7 @@ def record(path: Path, cases: int) -> None:
 def measure(root: str, events_file: str, cases: int, batch: bool) -> None:
     """Child: append the recorded cases with the store found at ``root``."""
     sys.path.insert(0, root)
-    from tui_agent import hygiene
+    from tui_agent.safety import hygiene
     from tui_agent.session.events import event_from_dict
     from tui_agent.session.store import Store
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.servers import Fault, Reply, make_pdf
 from tui_agent.config import Settings
-from tui_agent.hygiene import REDACTED, clean_observation
+from tui_agent.safety.hygiene import REDACTED, clean_observation
 from tui_agent.session.events import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
@@ -59,8 +59,8 @@ def settings_for(**overrides) -> Settings:
 
 
 def llm_complete(chat_server):
-    """ctx.complete backed by the real tui_agent.llm.LLM adapter and the scripted chat server."""
-    from tui_agent.llm import LLM, litellm
+    """ctx.complete backed by the real tui_agent.model.llm.LLM adapter and the scripted chat server."""
+    from tui_agent.model.llm import LLM, litellm
 
     settings = Settings(model="openai/test-model", api_base=chat_server.base_url, api_key="test-key",
                         retry_attempts=1, retry_base_s=0.0, model_timeout_s=10.0, stream=False)

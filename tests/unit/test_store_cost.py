@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from tests.unit.test_redaction import FORMATS, SECRET
-from tui_agent import hygiene, redaction
+from tui_agent.safety import hygiene, redaction
 from tui_agent.session.events import (
     ActionProposed, Decision, ModelCallEnded, ModelCallStarted, Notice, Observation, RunEnded, RunStarted,
 )
@@ -123,7 +123,7 @@ def test_a_signal_commits_the_step_in_progress_of_a_batched_store(tmp_path):
 
 
 def test_the_rule_sets_compile_in_a_background_thread_started_at_start_up():
-    from tui_agent import rule_sets
+    from tui_agent.safety import rule_sets
 
     rule_sets._compiled.cache_clear()
     thread = redaction.start_warm_up()  # the TUI, run and eval start this beside the model's import

@@ -37,7 +37,7 @@ from tui_agent.app.bridge import (
 )
 from tui_agent.app.breakpoints import Breakpoints
 from tui_agent.app.model_flow import ModelFlow
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
 from tui_agent.session import fold
@@ -53,7 +53,9 @@ SIGNAL_EXIT_BASE = 128
 
 def warm_up() -> None:
     """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
-    from tui_agent import llm, redaction, runner, tokens  # noqa: F401
+    from tui_agent.model import llm, tokens  # noqa: F401
+    from tui_agent.safety import redaction
+    from tui_agent.agent import runner  # noqa: F401
 
     redaction.start_warm_up()  # the secret rules compile (~1 s) beside litellm's import
     llm.litellm()
@@ -200,7 +202,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     # -- a run -----------------------------------------------------------------------------------
     def start_run(self, question: str, settings: Settings, *, resume_id: str | None = None) -> None:
         """A new session for ``question``, or the stored session ``resume_id`` continued."""
-        from tui_agent.approval import FutureApprover
+        from tui_agent.agent.approval import FutureApprover
         from tui_agent.session.store import new_session_id
 
         # Approval policy never carries over: a run starts with the command line's --yes or asks.
@@ -251,7 +253,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
             # full collections, which otherwise stall the UI for hundreds of milliseconds.
             gc.freeze()
-            from tui_agent.runner import Run
+            from tui_agent.agent.runner import Run
 
             store = self._open_store(settings)
             kwargs = dict(self.run_kwargs)
@@ -463,7 +465,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.main.header.auto = on
 
     def submit_now(self) -> None:
-        from tui_agent.approval import SubmitNow
+        from tui_agent.agent.approval import SubmitNow
 
         if self.pending is not None:
             self.decide(SubmitNow())
@@ -502,6 +504,6 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
 
 
 def _approve(arguments: Any, **kw: Any) -> Any:
-    from tui_agent.approval import Approve
+    from tui_agent.agent.approval import Approve
 
     return Approve(arguments, **kw)

@@ -13,7 +13,7 @@ class ModelFlow:
 
     # -- a model --------------------------------------------------------------------------------
     def _detect_model(self) -> None:
-        from tui_agent import model_setup
+        from tui_agent.model import setup as model_setup
 
         model, base = (self.detect or model_setup.detect)()
         self.call_from_thread(self._model_detected, model, base)
@@ -170,7 +170,7 @@ class ModelFlow:
         from tui_agent.app.application import warm_up
         from tui_agent.session import fold
         from tui_agent.session.events import Verdict
-        from tui_agent.session.verify import verify_session
+        from tui_agent.verify.check import verify_session
 
         try:
             await asyncio.to_thread(warm_up)

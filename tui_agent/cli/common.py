@@ -95,7 +95,7 @@ def settings_from(ns: argparse.Namespace) -> Settings:
 
 def ensure_model(settings: Settings) -> Settings:
     """Fill in a model from the environment or a local Ollama; UsageError when there is none."""
-    from tui_agent import model_setup
+    from tui_agent.model import setup as model_setup
 
     if settings.model:
         return settings

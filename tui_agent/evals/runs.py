@@ -110,7 +110,7 @@ class EvalRun:
         return list(await asyncio.gather(*(one(c) for c in cases)))
 
     async def _case(self, case: Case) -> CaseResult:
-        from tui_agent.runner import Run
+        from tui_agent.agent.runner import Run
         from tui_agent.session.resume import ResumeError, prepare_resume
 
         earlier = self.store.eval_sessions(self.label).get(case.id)
@@ -146,7 +146,7 @@ class EvalRun:
         """The case's result; with --verify, after the citation check of its answer (once)."""
         checked = state.verification is not None and state.verification.ended
         if self.verify and state.answer is not None and not checked:
-            from tui_agent.session.verify import verify_session
+            from tui_agent.verify.check import verify_session
 
             try:
                 await verify_session(self.store, session_id, self.settings)

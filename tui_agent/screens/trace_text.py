@@ -19,7 +19,7 @@ RUNS_AFTER = frozenset({DecisionKind.APPROVED, DecisionKind.EDITED, DecisionKind
 def shown(text: Any) -> str:
     """Outside text as the panes show it: controls, escapes and bidi overrides removed, secrets
     redacted (imported when first needed: the redaction rules are not on the way to the first frame)."""
-    from tui_agent.hygiene import for_terminal
+    from tui_agent.safety.hygiene import for_terminal
 
     return for_terminal(text)
 

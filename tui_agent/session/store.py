@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from tui_agent import hygiene
+from tui_agent.safety import hygiene
 from tui_agent.session.events import Event, ModelCallStarted, RunEnded, RunStarted, Termination, event_from_dict
 from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary
     MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,

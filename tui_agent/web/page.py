@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol
 
-from tui_agent.hygiene import strip_controls
+from tui_agent.safety.hygiene import strip_controls
 from tui_agent.kinds import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED
 from tui_agent.web import content

@@ -6,9 +6,9 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, AsyncContextManager, Callable
 
-from tui_agent.approval import Approver
+from tui_agent.agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.engine import BreakpointHook, Engine, Replay, RunResult
+from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
 from tui_agent.model import Model
 from tui_agent.session.events import Event, Notice, NoticeLevel
 from tui_agent.session.fold import SessionState

@@ -9,16 +9,16 @@ are idempotent: redacting twice gives the same text.
 
 Detectors (each a linear scan anchored on a cheap literal or keyword):
 
-- formats from :mod:`tui_agent.secret_rules` (one alternation) and the maintained rule sets of
-  gitleaks and Nosey Parker (:mod:`tui_agent.rule_sets`; ``kind`` is the rule id, such as
+- formats from :mod:`tui_agent.safety.secret_rules` (one alternation) and the maintained rule sets of
+  gitleaks and Nosey Parker (:mod:`tui_agent.safety.rule_sets`; ``kind`` is the rule id, such as
   ``noseyparker:np.dockerhub.1``);
 - PEM private key blocks, whole, whatever their length (``-----BEGIN … PRIVATE KEY-----`` to
   its END line);
 - credentials in URLs (``scheme://user:password@host``: the password);
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
-- assignments whose name says secret (:mod:`tui_agent.assignments`), Kubernetes Secret data;
+- assignments whose name says secret (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
 - values of environment variables whose names say secret, when the value looks like a secret
-  (:func:`tui_agent.assignments.looks_random`), and their URL-encoded form.
+  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 from urllib.parse import quote
 
-from tui_agent import rule_sets, secret_rules
-from tui_agent.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
+from tui_agent.safety import rule_sets, secret_rules
+from tui_agent.safety.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
 
 REDACTED = "[REDACTED]"
 
@@ -188,7 +188,7 @@ def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Values of secret-named variables that look like secrets, longest first.
 
     A value is used only when it is at least MIN_ENV_SECRET_LENGTH long and random enough
-    (:func:`tui_agent.assignments.looks_random`): ``ollama``, ``x``, ``none``, ``test-key``,
+    (:func:`tui_agent.safety.assignments.looks_random`): ``ollama``, ``x``, ``none``, ``test-key``,
     ``true``, numbers, paths and URLs without credentials are never masks. For ``os.environ`` the
     result is memoised until the environment changes.
     """
