@@ -1,5 +1,5 @@
 """Claims found in answers: sentence splitters side by side under the same Markdown and citation
-handling (tui_agent/session/claims.py), on two corpora.
+handling (tui_agent/verify/claims.py), on two corpora.
 
 - ``answers``: tests/fixtures/verify/answers.json — research answers in the styles models write
   (prose, citations before and after the full stop, Markdown lists, tables, quotes, code, source
@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tui_agent.session.claims import find_claims, split_sentences  # noqa: E402
+from tui_agent.verify.claims import find_claims, split_sentences  # noqa: E402
 
 ANSWERS = ROOT / "tests" / "fixtures" / "verify" / "answers.json"
 ROUNDS = 5

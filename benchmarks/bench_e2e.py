@@ -120,8 +120,9 @@ def run_child(chat: ChatServer, searx: SearxServer, n: int, prefix: list[str] | 
 
 def instant_child(n: int, argv: list[str]) -> int:
     """The CLI with ``LLM.complete`` answering the same script in-process (litellm never imported)."""
-    from tui_agent import cli, llm
+    from tui_agent import cli
 
+    from tui_agent.model import llm
     calls = 0
 
     async def complete(self: Any, messages: Any, *, purpose: str = "research", model: str | None = None,
@@ -155,7 +156,7 @@ def in_process_check(chat: ChatServer, searx: SearxServer, n: int = 10) -> None:
     import httpx
 
     from tui_agent.cli.common import build_run_parser, settings_from
-    from tui_agent.runner import Run
+    from tui_agent.agent.runner import Run
     from tui_agent.session.store import Store
 
     created: list[str] = []

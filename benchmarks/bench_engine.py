@@ -46,10 +46,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tokens import text_of  # noqa: E402  (same folder: the shared prose generator)
-from tui_agent import hygiene, tokens  # noqa: E402
+from tui_agent.safety import hygiene  # noqa: E402
+from tui_agent.model import tokens
 from tui_agent.config import Settings  # noqa: E402
-from tui_agent.engine import Engine  # noqa: E402
-from tui_agent.llm import LLM, Reply  # noqa: E402
+from tui_agent.agent.engine import Engine  # noqa: E402
+from tui_agent.model.llm import LLM, Reply  # noqa: E402
 from tui_agent.session.store import Store  # noqa: E402
 from tui_agent.tools.base import OK, Tool, ToolContext, ToolRegistry, ToolResult  # noqa: E402
 

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.unit.test_hygiene import ALL_VARIANTS, looks_like_a_tag  # noqa: E402
-from tui_agent.hygiene import escape_tags  # noqa: E402
+from tui_agent.safety.hygiene import escape_tags  # noqa: E402
 
 _OLD_TAG_RE = re.compile(r"<(?=\s*/?\s*(?:think|tool_call|tool_response|answer)(?![\w-]))", re.IGNORECASE)
 

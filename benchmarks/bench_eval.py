@@ -2,8 +2,8 @@
 
 The model answers instantly (no network, no litellm: a stand-in LLM that replies from the
 conversation), so every millisecond measured is the product's own: the engine and its fold, the
-tools' bookkeeping, the store (one SQLite commit per event, redaction), the case session, the
-result read back through the fold, and asyncio scheduling. Side by side, in one run:
+tools' bookkeeping, the store (redaction, and one SQLite commit per event, or per step in eval), the
+case session, the result read back through the fold, and asyncio scheduling. Side by side, in one run:
 
 - bare: each case as an engine run without a store (the engine's own cost);
 - run: each case through ``runner.Run`` with the store, one after another (what a headless run costs);
@@ -30,8 +30,8 @@ from bench_engine import TextTool, make_texts  # noqa: E402  (same folder)
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.evals.cases import Case  # noqa: E402
 from tui_agent.evals.runs import EvalRun  # noqa: E402
-from tui_agent.llm import LLM, Reply  # noqa: E402
-from tui_agent.runner import Run  # noqa: E402
+from tui_agent.model.llm import LLM, Reply  # noqa: E402
+from tui_agent.agent.runner import Run  # noqa: E402
 from tui_agent.session.store import Store  # noqa: E402
 from tui_agent.tools.base import ToolRegistry  # noqa: E402
 
@@ -117,11 +117,11 @@ def main() -> None:
     print(f"{'':<28} {'total s':>8} {'ms/case':>8} {'× bare':>7}")
     for name, total in rows:
         print(f"{name:<28} {total:>8.2f} {total / n * 1000:>8.1f} {total / base:>7.2f}")
-    per_case = (rows[2][1] - rows[0][1]) / n * 1000
-    store_part = (rows[1][1] - rows[0][1]) / n * 1000
-    print(f"\neval overhead per case beyond the model: {rows[2][1] / n * 1000:.1f} ms; of it the store "
-          f"{store_part:.1f} ms and the eval bookkeeping {(rows[2][1] - rows[1][1]) / n * 1000:.1f} ms "
-          f"({per_case:.1f} ms above the bare engine)")
+    run_store = (rows[1][1] - rows[0][1]) / n * 1000
+    eval_extra = (rows[2][1] - rows[0][1]) / n * 1000
+    print(f"\nbeyond the bare engine, per case: a run with the store (one commit per event) {run_store:.1f} ms; "
+          f"an eval case (one commit per step, and the eval's bookkeeping) {eval_extra:.1f} ms\n"
+          f"(the store alone, old against new: benchmarks/bench_store_cost.py)")
 
 
 if __name__ == "__main__":

@@ -111,7 +111,7 @@ def main() -> None:
     import trafilatura
 
     from tui_agent.config import Settings
-    from tui_agent.hygiene import clean_observation
+    from tui_agent.safety.hygiene import clean_observation
     from tui_agent.web.content import decode, html_to_markdown, to_page
     from tui_agent.tools.visit import text_budget
 

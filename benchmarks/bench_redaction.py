@@ -15,7 +15,7 @@
   (code), and the URLs in both. A negative counts when ``redact`` changes it at all.
 - Throughput: ``redact`` on 1 MB of that prose, 1 MB of that code and two adversarial pages (1 MB
   of secret-named assignments, 1 MB of one base64 run), this implementation vs the one before it
-  (``git show <rev>:tui_agent/hygiene.py`` of the newest revision that still held its own
+  (``git show <rev>:tui_agent/safety/hygiene.py`` of the newest revision that still held its own
   redaction, loaded into a temporary module; measured in the same run, interleaved; median of
   --repeat).
 - Side by side, when it is installed (``pip install detect-secrets``; not a dependency of the
@@ -60,7 +60,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tui_agent.redaction import find_secrets, redact  # noqa: E402
+from tui_agent.safety.redaction import find_secrets, redact  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "gitleaks_samples.jsonl"
 NEGATIVES_PER_CLASS = 2000
@@ -219,14 +219,14 @@ def negatives(rng: random.Random, show: bool) -> tuple[list[str], list[str]]:
 
 def baseline_redact():
     """``redact`` as it was before this implementation: hygiene.py of the newest commit whose
-    hygiene.py still held its own redaction (does not import tui_agent.redaction)."""
+    hygiene.py still held its own redaction (does not import tui_agent.safety.redaction)."""
     source, rev = "", ""
-    revs = subprocess.run(["git", "log", "--format=%H", "--", "tui_agent/hygiene.py"], cwd=ROOT,
+    revs = subprocess.run(["git", "log", "--format=%H", "--", "tui_agent/safety/hygiene.py"], cwd=ROOT,
                           capture_output=True, text=True, check=True).stdout.split()
     for rev in revs:
-        source = subprocess.run(["git", "show", f"{rev}:tui_agent/hygiene.py"], cwd=ROOT, capture_output=True,
+        source = subprocess.run(["git", "show", f"{rev}:tui_agent/safety/hygiene.py"], cwd=ROOT, capture_output=True,
                                 text=True, check=True).stdout
-        if "tui_agent.redaction" not in source:
+        if "tui_agent.safety.redaction" not in source:
             break
     tmp = Path(tempfile.mkdtemp()) / "hygiene_head.py"
     tmp.write_text(source, encoding="utf-8")
@@ -243,7 +243,7 @@ def megabyte(lines: list[str]) -> str:
 
 def throughput(prose: list[str], code: list[str], repeat: int) -> None:
     old, rev = baseline_redact()
-    print(f"baseline: tui_agent/hygiene.py at {rev} (the redaction before this one)")
+    print(f"baseline: tui_agent/safety/hygiene.py at {rev} (the redaction before this one)")
     rng = random.Random(3)
     pages = {
         "1 MB prose": megabyte(prose),
@@ -327,8 +327,8 @@ def noseyparker_recall(show: bool) -> None:
     import re2
     import yaml
 
-    from tui_agent import rule_sets
-    from tui_agent.assignments import is_placeholder
+    from tui_agent.safety import rule_sets
+    from tui_agent.safety.assignments import is_placeholder
 
     data = rule_sets._data()
     default = set(yaml.safe_load(data.joinpath("noseyparker/rulesets-default.yml.txt").read_text())["rulesets"][0]

@@ -71,7 +71,8 @@ def child(out: str, argv: list[str]) -> int:
     """The CLI with ``LLM.complete`` wrapped to note the process CPU time as each call starts."""
     import json
 
-    from tui_agent import cli, llm
+    from tui_agent import cli
+    from tui_agent.model import llm
 
     marks: list[float] = []
     complete = llm.LLM.complete

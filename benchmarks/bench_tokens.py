@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tui_agent import tokens  # noqa: E402
+from tui_agent.model import tokens  # noqa: E402
 
 WORDS = (
     "energy climate policy market growth annual percent estimate survey population average "

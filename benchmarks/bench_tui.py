@@ -278,7 +278,7 @@ async def _memory(steps: int, tmp: Path, tui: bool = True) -> tuple[float, float
     from tests.helpers import NoteTool, call, settings_for
     from tests.servers import ChatServer
     from tui_agent.app.application import ResearchApp, warm_up
-    from tui_agent.runner import Run
+    from tui_agent.agent.runner import Run
     from tui_agent.session.store import Store
     from tui_agent.tools.base import ToolRegistry
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import BrokenTool, NoteTool, RecordingApprover, SlowTool, call, make_engine
 from tests.servers import Fault, Reply
-from tui_agent.approval import Approve, Reject, SubmitNow
+from tui_agent.agent.approval import Approve, Reject, SubmitNow
 from tui_agent.session.store import Store
 
 
@@ -395,7 +395,7 @@ async def test_submit_now_while_a_tool_runs_cancels_it(chat_server):
 
 
 def test_engine_does_not_import_textual():
-    code = ("import sys, tui_agent.engine, tui_agent.cli.headless, tui_agent.runner, tui_agent.tools;"
+    code = ("import sys, tui_agent.agent.engine, tui_agent.cli.headless, tui_agent.agent.runner, tui_agent.tools;"
             "bad=[m for m in sys.modules if m.split('.')[0] in ('textual','litellm')];"
             "print(','.join(bad)); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -9,9 +9,9 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from types import SimpleNamespace
 
+from tests.integration.test_interrupted import wait_for_the_model_call
 from tests.servers import Fault
 from tui_agent.app.leaving import leaving_note
 from tui_agent.session import fold
@@ -23,24 +23,6 @@ def own_dirs_env(tmp_path) -> dict:
     """No TUI_AGENT_* variables; the XDG folders (the default data directory) inside tmp_path."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUI_AGENT_")}
     return env | {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
-
-
-def wait_for_the_model_call(data, proc, chat, timeout: float = 120.0) -> str:
-    """The session id, once its first model call is recorded (and hangs at the server)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.stderr.read().decode()
-        if chat.requests and (data / "sessions.sqlite3").exists():
-            store = Store(data)
-            try:
-                rows = store.list_sessions()
-                if rows and any(e["type"] == "model_call_started" for e in store.event_dicts(rows[0].id)):
-                    return rows[0].id
-            finally:
-                store.close()
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the run never reached its model call")
 
 
 def test_the_resume_command_printed_after_sigterm_names_the_data_dir_and_works_when_copied(tmp_path, chat_server):

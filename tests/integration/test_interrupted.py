@@ -25,8 +25,9 @@ def start_hanging_run(tmp_path, chat) -> subprocess.Popen:
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
 
 
-def wait_for_the_model_call(tmp_path, proc, chat, timeout: float = 120.0) -> str:
-    """The session id, once its first model request has reached the server (and hangs there)."""
+def wait_for_the_model_call(data, proc, chat, timeout: float = 120.0) -> str:
+    """The session id, once its first model request has reached the server (and hangs there) and
+    its model call is recorded in the store under ``data``."""
     deadline = time.monotonic() + timeout
     while not chat.requests:
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -36,8 +37,8 @@ def wait_for_the_model_call(tmp_path, proc, chat, timeout: float = 120.0) -> str
         time.sleep(0.1)
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
-        if (tmp_path / "data" / "sessions.sqlite3").exists():
-            store = Store(tmp_path / "data")
+        if (data / "sessions.sqlite3").exists():
+            store = Store(data)
             try:
                 rows = store.list_sessions()
                 if rows and any(e["type"] == "model_call_started" for e in store.event_dicts(rows[0].id)):
@@ -57,7 +58,7 @@ def listed_status(tmp_path, sid: str) -> str:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_mark_the_session_interrupted_at_once(tmp_path, chat_server, sig):
     proc = start_hanging_run(tmp_path, chat_server)
-    sid = wait_for_the_model_call(tmp_path, proc, chat_server)
+    sid = wait_for_the_model_call(tmp_path / "data", proc, chat_server)
     assert Store(tmp_path / "data").get_session(sid).status == "running"
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
@@ -75,7 +76,7 @@ def test_sigterm_and_sighup_mark_the_session_interrupted_at_once(tmp_path, chat_
 
 def test_a_killed_run_is_found_interrupted_when_the_store_is_opened(tmp_path, chat_server):
     proc = start_hanging_run(tmp_path, chat_server)
-    sid = wait_for_the_model_call(tmp_path, proc, chat_server)
+    sid = wait_for_the_model_call(tmp_path / "data", proc, chat_server)
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
     proc.stdout.close()
@@ -88,7 +89,7 @@ def test_a_killed_run_is_found_interrupted_when_the_store_is_opened(tmp_path, ch
 def test_a_session_another_live_process_runs_is_not_resumed_twice(tmp_path, chat_server):
     proc = start_hanging_run(tmp_path, chat_server)
     try:
-        sid = wait_for_the_model_call(tmp_path, proc, chat_server)
+        sid = wait_for_the_model_call(tmp_path / "data", proc, chat_server)
         again = cli("run", "--resume", sid, "--yes", "--model", "openai/test-model", "--api-base",
                     chat_server.base_url, env=isolated_env(tmp_path))
         assert again.returncode == 2 and "running in another process" in again.stderr

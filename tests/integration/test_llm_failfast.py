@@ -16,7 +16,7 @@ import pytest
 
 from tests.servers import ChatServer, Fault
 from tui_agent.config import Settings
-from tui_agent.llm import FIRST_CALL_ATTEMPTS, FIRST_CALL_RETRY_S, LLM, ModelError
+from tui_agent.model.llm import FIRST_CALL_ATTEMPTS, FIRST_CALL_RETRY_S, LLM, ModelError
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 UNRESOLVABLE = "http://no-such-host.invalid:9/v1"

@@ -10,7 +10,7 @@ import asyncio
 
 from tests.servers import ChatServer, Fault, Reply
 from tui_agent.config import Settings
-from tui_agent.llm import LLM, RetryInfo
+from tui_agent.model.llm import LLM, RetryInfo
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

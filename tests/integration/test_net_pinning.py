@@ -22,7 +22,7 @@ import pytest
 
 from tests.servers import PageServer
 from tui_agent.config import Settings
-from tui_agent.web import net
+from tui_agent.web import guard, net
 from tui_agent.web.net import ALLOW_FLAG, CLIENT_LIMITS, FetchError, GuardError, fetch, make_client
 from tui_agent.web.transport import MANUAL_REDIRECTS, PIN, GuardedTransport, Pin, PinnedBackend
 
@@ -70,8 +70,8 @@ def public_stand_in(page_server):
 
 @pytest.fixture
 def resolver(monkeypatch, public_stand_in):
-    real = net.blocked_reason
-    monkeypatch.setattr(net, "blocked_reason", lambda ip: None if str(ip) == "127.0.0.2" else real(ip))
+    real = guard.blocked_reason
+    monkeypatch.setattr(guard, "blocked_reason", lambda ip: None if str(ip) == "127.0.0.2" else real(ip))
 
     def install(answers):
         fake = Resolver(answers)

@@ -154,8 +154,8 @@ QWEN_DRAFT_IN_THINK = (  # Qwen3.5's shape from cubist38/mlx-openai-server#284, 
 
 async def run_search_engine(chat_server, searx_server, **overrides):
     """The engine with the real search tool against the SearXNG server; (result, recorder)."""
-    from tui_agent.engine import Engine
-    from tui_agent.llm import LLM
+    from tui_agent.agent.engine import Engine
+    from tui_agent.model.llm import LLM
     from tui_agent.tools.base import ToolRegistry
     from tui_agent.tools.search import SearchTool
     from tui_agent.web.net import make_client

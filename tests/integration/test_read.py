@@ -21,7 +21,7 @@ import pytest
 from tests.servers import make_pdf
 from tui_agent.cli import read as read_cli
 from tui_agent.config import Settings
-from tui_agent.hygiene import REDACTED, clean_observation
+from tui_agent.safety.hygiene import REDACTED, clean_observation
 from tui_agent.tools.base import SourceRegistry, ToolContext
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
 from tui_agent.tools.visit import VisitTool
@@ -304,7 +304,7 @@ def test_goal_runs_the_extraction_with_the_configured_model_and_reports_its_cost
 @pytest.mark.parametrize("flags", [[], ["--model", ""]])
 def test_goal_without_a_model_is_a_usage_error(page_server, tmp_path, flags):
     url = page_server.add("/tides", ARTICLE)
-    from tui_agent.model_setup import PROVIDER_DEFAULTS
+    from tui_agent.model.setup import PROVIDER_DEFAULTS
 
     env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path), **{name: "" for name, _ in PROVIDER_DEFAULTS}}
     proc = run_cli("read", url, "--allow-private-urls", "--goal", "tides", *flags, env=env)

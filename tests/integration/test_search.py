@@ -8,7 +8,7 @@ import time
 
 from tests.servers import Fault
 from tui_agent.config import Settings
-from tui_agent.hygiene import REDACTED
+from tui_agent.safety.hygiene import REDACTED
 from tui_agent.tools.base import FAILED, INVALID, OK, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import make_client
 from tui_agent.tools.search import SearchTool

@@ -16,13 +16,13 @@ import pytest
 from tests.helpers import call, settings_for
 from tests.integration.test_cli import cli, isolated_env
 from tests.servers import Fault
-from tui_agent.llm import LLM
-from tui_agent.runner import Run
+from tui_agent.model.llm import LLM
+from tui_agent.agent.runner import Run
 from tui_agent.session.events import Verdict
 from tui_agent.session.exports import export
 from tui_agent.session.fold import fold
 from tui_agent.session.store import Store
-from tui_agent.session.verify import ATTEMPTS, CONCURRENCY, RETRY_MESSAGE, VerifyModelError, run_check
+from tui_agent.verify.check import ATTEMPTS, CONCURRENCY, RETRY_MESSAGE, VerifyModelError, run_check
 
 ALPHA = ("<html><head><title>Alpha</title></head><body><article><p>The alpha project started in 2019 and has "
          "40 contributors. It is written in Rust.</p></article></body></html>")

@@ -13,7 +13,7 @@ import pytest
 
 from tests.servers import Fault, Reply, make_pdf
 from tui_agent.config import Settings
-from tui_agent.hygiene import REDACTED, clean_observation
+from tui_agent.safety.hygiene import REDACTED, clean_observation
 from tui_agent.session.events import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
@@ -59,12 +59,13 @@ def settings_for(**overrides) -> Settings:
 
 
 def llm_complete(chat_server):
-    """ctx.complete backed by the real tui_agent.llm.LLM adapter and the scripted chat server."""
-    from tui_agent.llm import LLM
+    """ctx.complete backed by the real tui_agent.model.llm.LLM adapter and the scripted chat server."""
+    from tui_agent.model.llm import LLM, litellm
 
     settings = Settings(model="openai/test-model", api_base=chat_server.base_url, api_key="test-key",
                         retry_attempts=1, retry_base_s=0.0, model_timeout_s=10.0, stream=False)
     llm = LLM(settings)
+    litellm()  # imported here, not inside the visit's time limit (the import alone takes seconds on a busy machine)
 
     async def complete(messages, *, purpose="extract", model=None, **_):
         return await llm.complete(messages, purpose=purpose, model=model, stream=False)
@@ -153,7 +154,8 @@ async def test_visit_fetches_urls_concurrently_with_stable_source_numbers(page_s
 
 async def test_visit_of_a_50_mb_page_stops_at_the_download_cap(page_server):
     url = page_server.big("/huge.html", 50 * 1024 * 1024)
-    result, _, _ = await visit([url], settings_for())
+    # what is checked is the cap, not the time: reading 5 MB of page text takes seconds on a busy machine
+    result, _, _ = await visit([url], settings_for(visit_total_timeout_s=120.0))
     assert result.status == OK
     assert "[stopped at the 5 MB download cap]" in result.text
     assert "filler" in result.text

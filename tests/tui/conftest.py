@@ -45,12 +45,13 @@ def fixed_date(monkeypatch):
 
 
 def make_app(chat: Any, tmp_path: Any, question: str | None = QUESTION, *, tool: NoteTool | None = None,
-             elapsed: Callable[[], float] | None = None, **overrides: Any) -> tuple[ResearchApp, NoteTool]:
+             elapsed: Callable[[], float] | None = None, clock: Callable[[], float] | None = None,
+             **overrides: Any) -> tuple[ResearchApp, NoteTool]:
     tool = tool or NoteTool()
     settings = settings_for(chat, data_dir=str(tmp_path / "data"), **overrides)
     store = Store(tmp_path / "data")
     app = ResearchApp(settings, question, tools=ToolRegistry([tool]), session_id=SESSION_ID, store=store,
-                      elapsed=elapsed)
+                      elapsed=elapsed, clock=clock)
     return app, tool
 
 

@@ -1,4 +1,4 @@
-"""Snapshots of the main states at 120x40 and 100x30: running, awaiting approval, paused in the
+"""Snapshots of the main states at 120x40 and 100x30 (awaiting approval at 80x24 too): running, awaiting approval, paused in the
 prompt inspector, ended with an answer. Deterministic: fixed session id, frozen elapsed time and
 date, no timestamps, no spinners, notifications cleared before the picture is taken.
 
@@ -14,13 +14,15 @@ from tests.servers import Fault
 from tests.tui.conftest import inspector_open, make_app, wait_ended, wait_pending, wait_until
 
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((100, 30), id="100x30")]
+SMALL = pytest.param((80, 24), id="80x24")  # the smallest terminal people use: nothing may trail the footer
 THOUGHT_1 = "<think>The question is about notes; the lookup tool has them. I will look up 'life'.</think>"
 THOUGHT_2 = ("<think>The notes say the answer is 42 and cite source [1]. That is enough evidence, but let me "
              "double-check the wording before I write the answer, so that nothing is overstated")
 
 
 def _app(chat_server, tmp_path, **kw):
-    app, _ = make_app(chat_server, tmp_path, elapsed=lambda: 42.0, **kw)
+    # frozen clocks: the header's elapsed time and the calls' durations do not depend on the machine's load
+    app, _ = make_app(chat_server, tmp_path, elapsed=lambda: 42.0, clock=lambda: 1000.0, **kw)
     return app
 
 
@@ -45,7 +47,7 @@ def test_running(snap_compare, chat_server, tmp_path, fixed_date, size):
     assert snap_compare(app, terminal_size=size, run_before=run_before)
 
 
-@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("size", SIZES + [SMALL])
 def test_awaiting_approval(snap_compare, chat_server, tmp_path, fixed_date, size):
     chat_server.script(THOUGHT_1 + call("lookup", topic="life"))
     app = _app(chat_server, tmp_path)

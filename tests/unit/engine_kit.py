@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tests.helpers import NoteTool, Recorder
-from tui_agent.approval import Approver
+from tui_agent.agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.engine import Engine
+from tui_agent.agent.engine import Engine
 from tui_agent.model.scripted import Entry, ScriptedModel
 from tui_agent.tools.base import Tool, ToolRegistry
 

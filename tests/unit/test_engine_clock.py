@@ -8,9 +8,9 @@ import pytest
 
 from tests.helpers import RecordingApprover, call
 from tests.unit.engine_kit import FakeClock, scripted_engine
-from tui_agent.approval import Approve
+from tui_agent.agent.approval import Approve
 from tui_agent.config import Settings
-from tui_agent.engine import Engine
+from tui_agent.agent.engine import Engine
 from tui_agent.model.scripted import Partial, ScriptedModel
 from tui_agent.session import fold
 from tui_agent.session.events import ModelCallStarted, PromptEdited

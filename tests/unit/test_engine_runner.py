@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.helpers import NoteTool, call
 from tui_agent.config import Settings
 from tui_agent.model.scripted import ScriptedModel
-from tui_agent.runner import Run
+from tui_agent.agent.runner import Run
 from tui_agent.session.events import Event
 from tui_agent.session.fold import fold
 from tui_agent.session.log import SessionLog

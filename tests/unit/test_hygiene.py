@@ -10,8 +10,8 @@ import unicodedata
 
 import pytest
 
-from tui_agent import tokens
-from tui_agent.hygiene import (
+from tui_agent.model import tokens
+from tui_agent.safety.hygiene import (
     REDACTED,
     cap_tokens,
     clean_observation,

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from tui_agent.config import Settings
-from tui_agent.llm import LLM, REFUSED, UNRESOLVED, unreachable_cause
+from tui_agent.model.llm import LLM, REFUSED, UNRESOLVED, unreachable_cause
 
 
 def chain(*excs: BaseException) -> BaseException:

@@ -12,9 +12,9 @@ import zlib
 
 import pytest
 
-from tui_agent import redaction
-from tui_agent.hygiene import REDACTED, redact
-from tui_agent.secret_rules import base62
+from tui_agent.safety import redaction
+from tui_agent.safety.hygiene import REDACTED, redact
+from tui_agent.safety.secret_rules import base62
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_redaction import ALNUM, HEX, body
-from tui_agent import redaction
-from tui_agent.hygiene import REDACTED, redact
+from tui_agent.safety import redaction
+from tui_agent.safety.hygiene import REDACTED, redact
 
 
 # --- formats from the maintained rule sets (gitleaks, Nosey Parker) ----------------------------
@@ -63,7 +63,7 @@ def noseyparker_examples() -> list[tuple[str, str, list[str]]]:
     import re2
     import yaml
 
-    from tui_agent import rule_sets
+    from tui_agent.safety import rule_sets
 
     in_use = {r.id.split(":", 1)[1]: r for r in rule_sets.compiled().rules if r.id.startswith("noseyparker:")}
     out = []
@@ -100,8 +100,8 @@ def leaked(secret: str, text: str, out: str, window: int = 8) -> bool:
 
 
 def test_redact_masks_the_examples_the_vendored_rule_set_ships():
-    from tui_agent.assignments import is_placeholder
-    from tui_agent.rule_sets import uniform
+    from tui_agent.safety.assignments import is_placeholder
+    from tui_agent.safety.rule_sets import uniform
 
     corpus = noseyparker_examples()
     assert len(corpus) > 300
@@ -163,7 +163,7 @@ def test_pem_body_after_many_begin_lines_is_read_once(monkeypatch):
 
 
 def test_assignment_values_are_read_a_bounded_number_of_times(monkeypatch):
-    from tui_agent import assignments
+    from tui_agent.safety import assignments
 
     counting = CountingPattern(assignments._VALUE_RE)
     monkeypatch.setattr(assignments, "_VALUE_RE", counting)
@@ -173,7 +173,7 @@ def test_assignment_values_are_read_a_bounded_number_of_times(monkeypatch):
 
 
 def test_format_prefixes_inside_a_matched_token_are_not_tried_again(monkeypatch):
-    from tui_agent import secret_rules
+    from tui_agent.safety import secret_rules
 
     calls = []
     real = secret_rules.plausible

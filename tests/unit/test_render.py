@@ -6,7 +6,7 @@ import lxml.etree
 import lxml.html
 import pytest
 
-from tui_agent import tokens
+from tui_agent.model import tokens
 from tui_agent.web.render import is_layout_table, render
 
 BASE = "https://docs.example.org/guide/page.html"

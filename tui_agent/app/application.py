@@ -37,7 +37,7 @@ from tui_agent.app.bridge import (
 )
 from tui_agent.app.breakpoints import Breakpoints
 from tui_agent.app.model_flow import ModelFlow
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
 from tui_agent.session import fold
@@ -53,8 +53,11 @@ SIGNAL_EXIT_BASE = 128
 
 def warm_up() -> None:
     """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
-    from tui_agent import llm, runner, tokens  # noqa: F401
+    from tui_agent.model import llm, tokens  # noqa: F401
+    from tui_agent.safety import redaction
+    from tui_agent.agent import runner  # noqa: F401
 
+    redaction.start_warm_up()  # the secret rules compile (~1 s) beside litellm's import
     llm.litellm()
     tokens.encoder()
     import tui_agent.tools  # noqa: F401
@@ -77,6 +80,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         store: Any = None,
         run_kwargs: dict[str, Any] | None = None,
         elapsed: Callable[[], float] | None = None,
+        clock: Callable[[], float] | None = None,
         detect: Callable[[], tuple[str | None, str | None]] | None = None,
         theme_dirs: list | None = None,
         handle_signals: bool = False,
@@ -93,6 +97,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.store = store
         self.run_kwargs = dict(run_kwargs or {})
         self.elapsed_reader = elapsed
+        self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
         self.detect = detect
         self.handle_signals = handle_signals
         self.breakpoint = settings.breakpoint
@@ -111,6 +116,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.verifying = False  # a citation check runs
         self._pause_next = False
         self._auto_wanted: bool | None = None  # y pressed before the engine existed
+        self._run_begun = False  # this app's current run has started (its policy is in the state)
         self._elapsed = 0.0
         self._store_opened = store is not None
         self._theme_ready = False
@@ -142,7 +148,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def get_default_screen(self) -> Screen:
         shown = self.question or ("resuming session " + self.resume if self.resume else None)
         self.main = MainScreen(shown, self.settings.model or "", self.fixed_session_id or "", auto=self.cli_auto,
-                               breakpoint=self.breakpoint, gauge=self._figures())
+                               breakpoint=self.breakpoint, gauge=self._figures(),
+                               **({"clock": self.clock} if self.clock is not None else {}))
         return self.main
 
     def on_mount(self) -> None:
@@ -195,7 +202,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     # -- a run -----------------------------------------------------------------------------------
     def start_run(self, question: str, settings: Settings, *, resume_id: str | None = None) -> None:
         """A new session for ``question``, or the stored session ``resume_id`` continued."""
-        from tui_agent.approval import FutureApprover
+        from tui_agent.agent.approval import FutureApprover
         from tui_agent.session.store import new_session_id
 
         # Approval policy never carries over: a run starts with the command line's --yes or asks.
@@ -214,7 +221,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.session = session
         self.question = question or session.question or None
         self.pending = self.paused = self.last_result = self.research = None
-        self._pause_next = self._retrying = False
+        self._pause_next = self._retrying = self._run_begun = False
         self._elapsed = session.elapsed_s
         self.approver = FutureApprover(lambda req: self.post_message(ApprovalAsked(req)))
         self.main.reset(session)
@@ -246,7 +253,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
             # full collections, which otherwise stall the UI for hundreds of milliseconds.
             gc.freeze()
-            from tui_agent.runner import Run
+            from tui_agent.agent.runner import Run
 
             store = self._open_store(settings)
             kwargs = dict(self.run_kwargs)
@@ -263,6 +270,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             if self.tools is not None:
                 kwargs["tools"] = self.tools
             kwargs.setdefault("session_id", session_id)
+            if self.clock is not None:
+                kwargs["clock"] = self.clock  # one injected clock for the panes and the engine's durations
             run = Run(settings, question, store=store, approver=self.approver, listeners=[self.bridge],
                       before_call=self._before_call, **kwargs)
             if self._auto_wanted is not None:
@@ -346,7 +355,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             return decided
         if self._auto_wanted is not None:
             return self._auto_wanted
-        return self.session.approval.auto if self.session.runs and not self.session.ended else self.cli_auto
+        # A resumed or forked session's stored policy is its last run's: never this run's until it starts.
+        return self.session.approval.auto if self._run_begun and not self.session.ended else self.cli_auto
 
     def retrying(self) -> bool:
         return self._retrying and self.session.active
@@ -369,6 +379,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def _show_event(self, e: Any) -> None:
         if e.type == "run_started":
             self._auto_wanted = None  # the run's policy is in the state from here on
+            self._run_begun = True
         elif e.type == "retry":
             self._retrying = True
             self.notify(f"Retrying in {e.delay_s:.1f} s: {e.reason}" + (" · m changes the model" if e.attempt == 1
@@ -454,7 +465,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.main.header.auto = on
 
     def submit_now(self) -> None:
-        from tui_agent.approval import SubmitNow
+        from tui_agent.agent.approval import SubmitNow
 
         if self.pending is not None:
             self.decide(SubmitNow())
@@ -493,6 +504,6 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
 
 
 def _approve(arguments: Any, **kw: Any) -> Any:
-    from tui_agent.approval import Approve
+    from tui_agent.agent.approval import Approve
 
     return Approve(arguments, **kw)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 from tui_agent.app.application import ResearchApp
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER
-from tui_agent.cli.hints import where_flags
+from tui_agent.exit_codes import EXIT_NO_ANSWER
+from tui_agent.settings.where import where_flags
 from tui_agent.config import Settings
 
 

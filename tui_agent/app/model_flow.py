@@ -13,7 +13,7 @@ class ModelFlow:
 
     # -- a model --------------------------------------------------------------------------------
     def _detect_model(self) -> None:
-        from tui_agent import model_setup
+        from tui_agent.model import setup as model_setup
 
         model, base = (self.detect or model_setup.detect)()
         self.call_from_thread(self._model_detected, model, base)
@@ -25,6 +25,7 @@ class ModelFlow:
             if base and not self.settings.api_base:
                 self.settings.api_base = base
             self.notify(f"Using {model}" + (f" at {base}" if base else ""), title="Model found")
+            self.main.update_header()
             self._next_setup_step()
             return
         from tui_agent.config import config_path
@@ -33,7 +34,8 @@ class ModelFlow:
 
         self.session.status = Status.IDLE
         self.main.update_header()
-        self.push_screen(SetupScreen(str(config_path())), self._setup_done)
+        self.push_screen(SetupScreen(str(config_path()), self.settings.searxng_url, self.settings.allow_private_urls),
+                         self._setup_done)
 
     def _setup_done(self, choice: Any) -> None:
         if choice is None:
@@ -46,6 +48,12 @@ class ModelFlow:
         """Use the chosen model (and API key) for this app's runs; save it only on request."""
         self.settings = dataclasses.replace(self.settings, model=choice.model, api_base=choice.api_base,
                                             api_key=choice.api_key or self.settings.api_key)
+        search = getattr(choice, "search", None)
+        if search is not None:
+            self.settings = dataclasses.replace(self.settings, search_backend=search.backend,
+                                                searxng_url=search.searxng_url or self.settings.searxng_url,
+                                                allow_private_urls=search.allow_private_urls)
+        self.main.update_header()
         if choice.remember:
             from tui_agent.config import ConfigError, config_path, save_setting
 
@@ -55,6 +63,11 @@ class ModelFlow:
                     save_setting("api_base", choice.api_base)
                 if choice.api_key:
                     save_setting("api_key", choice.api_key, private=True)
+                if search is not None:
+                    save_setting("search_backend", search.backend)
+                    if search.searxng_url:
+                        save_setting("searxng_url", search.searxng_url)
+                    save_setting("allow_private_urls", search.allow_private_urls)
                 self.notify(f"Saved in {config_path()}" + (" (readable by you only)" if choice.api_key else ""))
             except (OSError, ConfigError) as exc:
                 self.notify(f"Could not save the model: {exc}", severity="warning")
@@ -157,7 +170,7 @@ class ModelFlow:
         from tui_agent.app.application import warm_up
         from tui_agent.session import fold
         from tui_agent.session.events import Verdict
-        from tui_agent.session.verify import verify_session
+        from tui_agent.verify.check import verify_session
 
         try:
             await asyncio.to_thread(warm_up)

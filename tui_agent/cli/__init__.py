@@ -12,7 +12,7 @@ import sys
 from typing import Sequence
 
 from tui_agent.cli.common import UsageError, build_tui_parser, open_store, resolve_id, settings_from
-from tui_agent.cli.exit_codes import EXIT_BROKEN_PIPE, EXIT_USAGE
+from tui_agent.exit_codes import EXIT_BROKEN_PIPE, EXIT_USAGE
 
 # The subcommands with one line each, for `tui-agent --help` and `tui-agent help`.
 COMMANDS = {

@@ -9,7 +9,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui_agent.config import ConfigError, Settings, config_path, load_settings
+from pydantic import SecretStr
+
+from tui_agent.config import (
+    ConfigError, Settings, config_path, declared, flag_names, flag_of, load_settings, setting_names, shape,
+)
+from tui_agent.settings.fields import COMMON_GROUPS, STORAGE
 
 
 class UsageError(Exception):
@@ -17,42 +22,53 @@ class UsageError(Exception):
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("model and limits")
-    g.add_argument("--model", help="litellm model string, e.g. openai/gpt-4.1-mini, ollama_chat/qwen3")
-    g.add_argument("--api-base", help="base URL of the provider (OpenAI-compatible servers, Ollama, …)")
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--no-stream", dest="stream", action="store_const", const=False, help="do not stream replies")
-    g.add_argument("--max-calls", type=int, help="model calls before the forced answer (default 100)")
-    g.add_argument("--max-minutes", type=float, help="minutes before the forced answer, human waits excluded (default 150)")
-    g.add_argument("--context-window", type=int, help="context window in tokens (default: litellm's model info, else 131072)")
-    g.add_argument("--answer-reserve", type=int, help="tokens reserved for the forced answer (default 16384)")
-    g.add_argument("--budget-usd", type=float, help="spending limit in USD")
-    g.add_argument("--system-prompt", dest="system_prompt_file", metavar="FILE", help="replace the system prompt template")
-    t = p.add_argument_group("tools")
-    t.add_argument("--search-backend", choices=["ddgs", "searxng"])
-    t.add_argument("--searxng-url", help="SearXNG instance (JSON format enabled)")
-    t.add_argument("--allow-private-urls", action="store_const", const=True,
-                   help="let the model fetch loopback and private-network addresses")
-    t.add_argument("--no-extract", dest="extract", action="store_const", const=False,
-                   help="no goal-directed extraction of visited pages")
-    t.add_argument("--extract-model", help="model for goal-directed extraction (default: the main model)")
-    s = p.add_argument_group("storage")
-    s.add_argument("--data-dir", help="directory of the session database")
-    s.add_argument("--config", dest="config_file", metavar="FILE", help=f"config file (default {config_path()})")
+    """The flags every subcommand takes: the settings declared with a flag in a common group,
+    and --config."""
+    for title in COMMON_GROUPS:
+        group = p.add_argument_group(title)
+        add_setting_flags(group, *(name for name in setting_names() if (f := flag_of(name)) and f.group == title))
+        if title == STORAGE:
+            group.add_argument("--config", dest="config_file", metavar="FILE", help=f"config file (default {config_path()})")
 
 
-FLAG_KEYS = (
-    "model", "api_base", "temperature", "stream", "max_calls", "max_minutes", "context_window", "answer_reserve",
-    "budget_usd", "system_prompt_file", "search_backend", "searxng_url", "allow_private_urls", "extract",
-    "extract_model", "data_dir", "auto_approve", "theme", "breakpoint",
-)
+def add_setting_flags(p: Any, *names: str) -> None:
+    """An argument for each named setting, built from its declaration: the flag's name, the type,
+    the choices of a Literal, the docstring and default as help; booleans as --x/--no-x. The
+    default is None, so a flag not given leaves the file and environment values alone."""
+    fields = declared()
+    for name in names:
+        info, flag = fields[name], flag_of(name)
+        assert flag is not None, f"setting {name!r} has no Flag in its declaration"
+        form = shape(name)
+        kind = str if form.kind is SecretStr else form.kind
+        help_text = (info.description or "").replace("%", "%%")
+        if info.default is not None and kind is not bool:
+            help_text += f" (default: {info.default})"
+        kw: dict[str, Any] = {"dest": name, "default": None, "help": help_text}
+        if kind is bool:
+            kw["action"] = argparse.BooleanOptionalAction if flag.negatable else "store_const"
+            if not flag.negatable:
+                kw["const"] = True
+        else:
+            kw["type"] = kind
+            if kind in (int, float):
+                kw["metavar"] = "N"
+            if form.choices:
+                kw["choices"] = list(form.choices)
+            if flag.metavar:
+                kw["metavar"] = flag.metavar
+        p.add_argument(*flag_names(name), **kw)
+
+
+# The settings that are flags (given_flags reads these from a parsed command line).
+FLAG_KEYS = tuple(name for name in setting_names() if flag_of(name) is not None)
 
 
 def build_run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent run", description="Research a question headless.")
     p.add_argument("question", nargs="?", help="the question to research")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    p.add_argument("--yes", "-y", dest="auto_approve", action="store_const", const=True, help="approve every tool call")
+    add_setting_flags(p, "auto_approve")
     p.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     p.add_argument("--live-tools", action="store_true", help="with --resume of a fork: run tools live")
     add_common(p)
@@ -63,9 +79,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", nargs="?", help="the question to research (asked for when omitted)")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    p.add_argument("--yes", "-y", dest="auto_approve", action="store_const", const=True, help="auto mode: approve every tool call")
-    p.add_argument("--breakpoint", action="store_const", const=True, help="pause before every model call")
-    p.add_argument("--theme", help="theme name")
+    add_setting_flags(p, "auto_approve", "breakpoint", "theme")
     add_common(p)
     return p
 
@@ -73,17 +87,15 @@ def build_tui_parser() -> argparse.ArgumentParser:
 def settings_from(ns: argparse.Namespace) -> Settings:
     flags = given_flags(ns)
     path = Path(ns.config_file).expanduser() if getattr(ns, "config_file", None) else None
-    if path is not None and not path.is_file():
-        raise UsageError(f"config file {path} does not exist")
     try:
-        return load_settings(flags, path=path)
+        return load_settings(flags, path=path, path_required=path is not None)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
 
 def ensure_model(settings: Settings) -> Settings:
     """Fill in a model from the environment or a local Ollama; UsageError when there is none."""
-    from tui_agent import model_setup
+    from tui_agent.model import setup as model_setup
 
     if settings.model:
         return settings

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tui_agent.cli.common import UsageError, add_common, ensure_model, open_store, settings_from
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
-from tui_agent.hygiene import for_terminal as clean
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.safety.hygiene import for_terminal as clean
 
 ANSWER_COLUMN_CHARS = 60
 AUXILIARY_NOTE = ("research tokens: the research and forced-answer calls · auxiliary tokens: tools' own model "
@@ -73,7 +73,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     settings = settings_from(ns)
     if ns.router_config:
         from tui_agent.config import ConfigError
-        from tui_agent.llm import load_router_config
+        from tui_agent.model.llm import load_router_config
 
         try:
             load_router_config(ns.router_config)
@@ -81,6 +81,9 @@ def cmd_run(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
         settings.router_config = ns.router_config
     settings = ensure_model(settings)
+    from tui_agent.safety.redaction import start_warm_up
+
+    start_warm_up()  # the secret rules compile (~1 s) beside the model's import
     store = open_store(settings)
     if ns.replay and store.eval_run(ns.replay) is None:
         raise UsageError(f"eval: --replay {ns.replay!r}: no eval run has that label (tui-agent eval list)")

@@ -8,8 +8,8 @@ import sys
 import time
 from typing import Any, TextIO
 
-from tui_agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
-from tui_agent.hygiene import for_terminal
+from tui_agent.agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
+from tui_agent.safety.hygiene import for_terminal
 from tui_agent.session import fold
 from tui_agent.session.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, Correction, Decision, DecisionKind, Event, ForcedAnswer,

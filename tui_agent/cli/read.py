@@ -9,7 +9,7 @@ and then:
 - ``--format markdown`` (default): the observation the visit tool gives the model for this URL
   with goal-directed extraction off — the same section (header, notes, text cut to the
   section's share of the observation limit) after the engine's
-  :func:`tui_agent.hygiene.clean_observation` (control characters, redaction, tag escaping,
+  :func:`tui_agent.safety.hygiene.clean_observation` (control characters, redaction, tag escaping,
   the ``observation_max_tokens`` cap, which ``--max-tokens`` overrides);
 - ``--format text``: exactly the same observation with the page rendered as plain text instead
   of Markdown (no Markdown syntax; header, notes, cut, escaping and redaction as above).
@@ -34,7 +34,7 @@ import sys
 from typing import Sequence
 
 from tui_agent.cli.common import UsageError, settings_from
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import config_path
 
 FORMATS = ("markdown", "text")
@@ -90,7 +90,7 @@ def main(argv: Sequence[str]) -> int:
         sys.stderr.write("interrupted\n")
         return EXIT_NO_ANSWER
     except Exception as exc:  # a failure nothing below named still ends as a message, not a traceback
-        from tui_agent.hygiene import strip_controls
+        from tui_agent.safety.hygiene import strip_controls
 
         sys.stderr.write(strip_controls(f"[not read] {ns.url.strip()}\nThe page could not be read because of an "
                                         f"unexpected error ({type(exc).__name__}: {exc}).") + "\n")
@@ -106,7 +106,7 @@ def main(argv: Sequence[str]) -> int:
 async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = None,
                guard=None) -> tuple[str, str, int]:
     """(stdout text, stderr text, exit code) for reading ``url`` as the visit tool would."""
-    from tui_agent.hygiene import clean_observation, strip_controls
+    from tui_agent.safety.hygiene import clean_observation, strip_controls
     from tui_agent.tools.base import SourceRegistry
     from tui_agent.web.net import make_client
     from tui_agent.tools.visit import GRACE_S, observation, page_section, section_tokens, text_budget
@@ -116,7 +116,7 @@ async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = 
     # the token cap needs the tokenizer (~0.2 s to load): load it while the page is fetched
     import threading
 
-    from tui_agent import tokens
+    from tui_agent.model import tokens
 
     threading.Thread(target=tokens.encoder, name="tokenizer", daemon=True).start()
     view = _without_extraction(settings)
@@ -148,8 +148,8 @@ def _without_extraction(settings):
 
 async def _goal(page, goal: str, settings, client, deadline: float) -> str:
     """The goal-directed extraction of ``page`` as the visit tool runs it, and what it cost."""
-    from tui_agent.hygiene import clean_observation
-    from tui_agent.llm import LLM
+    from tui_agent.safety.hygiene import clean_observation
+    from tui_agent.model.llm import LLM
     from tui_agent.tools import visit as v
     from tui_agent.tools.base import SourceRegistry, ToolContext
 

@@ -12,7 +12,7 @@ import sys
 from typing import Any, Sequence
 
 from tui_agent.cli.common import UsageError, build_run_parser, ensure_model, open_store, prepare_resume, settings_from
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 
 # Exit status after a stopping signal, as shells report it (128 + the signal number).
@@ -26,6 +26,9 @@ def cmd_run(argv: Sequence[str]) -> int:
     if ns.question and ns.resume:
         raise UsageError("tui-agent run: give either a QUESTION or --resume ID, not both")
     settings = settings_from(ns)
+    from tui_agent.safety.redaction import start_warm_up
+
+    start_warm_up()  # the secret rules compile (~1 s) beside the model's import
     store = open_store(settings)
     if ns.resume:
         resumed = prepare_resume(store, ns.resume, ns)
@@ -71,7 +74,7 @@ async def _with_signals(run: Any) -> dict[str, Any]:
 def resume_hint(run: Any, store: Any, config_file: str | None = None) -> str:
     """What to tell the user when a run stops before its end: the command that continues it (with
     the data directory and config file this run used), or why there is none (saving failed)."""
-    from tui_agent.cli.hints import where_flags
+    from tui_agent.settings.where import where_flags
 
     if store is None or run.store_error:
         why = run.store_error or "sessions are not being saved"
@@ -85,7 +88,7 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
     """Run (or continue) a session with the plain-terminal front end; returns the exit code.
     ``config_file``: the --config given, repeated in the printed resume command."""
     from tui_agent.cli.headless import TerminalApprover, TracePrinter, clean, render_answer
-    from tui_agent.runner import Run
+    from tui_agent.agent.runner import Run
     from tui_agent.session.exports import dumps
     from tui_agent.session.store import StoreError, short_id
     from tui_agent.session.store_open import data_dir_flag

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tui_agent.cli.common import UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER
+from tui_agent.exit_codes import EXIT_NO_ANSWER
 from tui_agent.cli.run import run_headless
 from tui_agent.cli.verify import add_parser as add_verify_parser, cmd_verify
 
@@ -137,7 +137,7 @@ def cmd_export(ns: argparse.Namespace) -> int:
         print(ns.output, file=sys.stderr)
     else:
         if sys.stdout.isatty():  # a terminal: page text must not reorder what a person reads
-            from tui_agent.hygiene import terminal_safe
+            from tui_agent.safety.hygiene import terminal_safe
 
             text = terminal_safe(text)
         sys.stdout.write(text)

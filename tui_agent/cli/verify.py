@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from tui_agent.cli.common import UsageError, add_common, given_flags, open_store, resolve_id, settings_from
-from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 
 # Settings of the check itself, taken from the config, the environment and the flags given now
@@ -52,7 +52,7 @@ def check_settings(ns: argparse.Namespace, store: Any, session_id: str, current:
 
 def cmd_verify(ns: argparse.Namespace) -> int:
     from tui_agent.session.store import StoreError
-    from tui_agent.session.verify import VerifyError, VerifyModelError, run_check
+    from tui_agent.verify.check import VerifyError, VerifyModelError, run_check
 
     if ns.sample is not None and ns.sample < 1:
         raise UsageError(f"--sample must be at least 1 (got {ns.sample})")
@@ -82,7 +82,7 @@ def cmd_verify(ns: argparse.Namespace) -> int:
 def summary_line(result: Any) -> str:
     """One line: the counts, the unsupported share against the threshold, the cost."""
     from tui_agent.session.events import Verdict
-    from tui_agent.session.verify import NO_CITATIONS
+    from tui_agent.verify.check import NO_CITATIONS
 
     if result.checked == 0:
         return f"needs review: {NO_CITATIONS}"
@@ -105,7 +105,7 @@ class _Printer:
         self.total = 0
 
     def __call__(self, event: Any) -> None:
-        from tui_agent.hygiene import for_terminal
+        from tui_agent.safety.hygiene import for_terminal
         from tui_agent.session.events import ClaimChecked, VerificationStarted
 
         if isinstance(event, VerificationStarted):

@@ -93,6 +93,7 @@ class EvalRun:
                 "verify": self.verify, "concurrency": self.concurrency}
 
     async def run(self, cases: list[Case]) -> list[CaseResult]:
+        self.store.batch_steps = True  # nobody watches a case live: one commit per step (Store docs)
         self.store.save_eval_run(self.label, self.set_path, [{"id": c.id, "question": c.question,
                                                               "expect": c.expect} for c in cases], self.options())
         gate = asyncio.Semaphore(max(1, self.concurrency))
@@ -109,7 +110,7 @@ class EvalRun:
         return list(await asyncio.gather(*(one(c) for c in cases)))
 
     async def _case(self, case: Case) -> CaseResult:
-        from tui_agent.runner import Run
+        from tui_agent.agent.runner import Run
         from tui_agent.session.resume import ResumeError, prepare_resume
 
         earlier = self.store.eval_sessions(self.label).get(case.id)
@@ -145,7 +146,7 @@ class EvalRun:
         """The case's result; with --verify, after the citation check of its answer (once)."""
         checked = state.verification is not None and state.verification.ended
         if self.verify and state.answer is not None and not checked:
-            from tui_agent.session.verify import verify_session
+            from tui_agent.verify.check import verify_session
 
             try:
                 await verify_session(self.store, session_id, self.settings)

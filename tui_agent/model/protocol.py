@@ -1,6 +1,6 @@
 """The seam between the engine and a model: what the engine calls, nothing more.
 
-``tui_agent.llm.LLM`` (litellm, streaming, retries, prices) implements it for real runs;
+``tui_agent.model.llm.LLM`` (litellm, streaming, retries, prices) implements it for real runs;
 ``tui_agent.model.scripted.ScriptedModel`` implements it in memory for unit tests.
 """
 

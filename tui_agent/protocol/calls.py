@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_agent.protocol.toolset import ToolSet
-from tui_agent.retrying import excerpt
+from tui_agent.model.retrying import excerpt
 
 # ParsedCall.problem values
 UNKNOWN_TOOL = "unknown_tool"

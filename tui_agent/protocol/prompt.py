@@ -8,6 +8,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tui_agent.kinds import Termination
+
 STOP_SEQUENCES = ["<tool_response>"]
 
 EVIDENCE_REMINDER = (
@@ -19,13 +21,13 @@ FORCED_INSTRUCTION = (
     "<answer></answer>, citing sources by their numbers like [1]. If the evidence is incomplete, "
     "say what remains uncertain."
 )
-FORCED_REASONS = {
-    "token_limit": "The context is nearly full.",
-    "call_limit": "The model-call limit has been reached.",
-    "time_limit": "The time limit has been reached.",
-    "budget_limit": "The spending budget has been reached.",
-    "user_submit": "The user asked for the answer now.",
-    "format_error": "Too many replies did not follow the format.",
+FORCED_REASONS: dict[Termination, str] = {
+    Termination.TOKEN_LIMIT: "The context is nearly full.",
+    Termination.CALL_LIMIT: "The model-call limit has been reached.",
+    Termination.TIME_LIMIT: "The time limit has been reached.",
+    Termination.BUDGET_LIMIT: "The spending budget has been reached.",
+    Termination.USER_SUBMIT: "The user asked for the answer now.",
+    Termination.FORMAT_ERROR: "Too many replies did not follow the format.",
 }
 
 
@@ -59,7 +61,7 @@ def observation_message(blocks: list[str]) -> str:
     return "\n".join(tool_response(b) for b in blocks)
 
 
-def forced_message(latest_observation: str | None, reason: str) -> str:
+def forced_message(latest_observation: str | None, reason: Termination) -> str:
     parts = []
     if latest_observation:
         parts.append(latest_observation)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -20,8 +20,11 @@ from textual.widgets import ContentSwitcher, Footer
 
 from tui_agent.app.actions import bindings, button
 from tui_agent.screens.main_actions import MAIN_ACTIONS, MainActions
+from tui_agent.screens.trace_text import (
+    NO_CALL, action_content, final_answer, no_answer, observation_markdown, pending_content, running_calls, shown,
+)
 from tui_agent.session.events import Event, Purpose
-from tui_agent.session.fold import CallState, SessionState, StepState, new_state
+from tui_agent.session.fold import SessionState, new_state
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part
 from tui_agent.widgets.header import QuestionBar, StatusHeader
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
@@ -33,7 +36,8 @@ if TYPE_CHECKING:
 
 # How often a streamed answer re-renders its Markdown while it arrives (seconds).
 ANSWER_STREAM_RENDER_S = 0.25
-NO_CALL = "No tool call yet."
+# How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
+RUNNING_TICK_S = 1.0
 
 
 class MainScreen(MainActions, Screen):
@@ -41,8 +45,11 @@ class MainScreen(MainActions, Screen):
     BINDINGS = bindings(MAIN_ACTIONS.values())
 
     def __init__(self, question: str | None = None, model: str = "", session_id: str = "", *,
-                 auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None) -> None:
+                 auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(id="main")
+        self.clock = clock  # when a call was first seen running (injectable: tests move it)
+        self._running_since: dict[str, float] = {}
         self._gauge = gauge
         self._flags = (auto, breakpoint)
         self._question = question
@@ -82,6 +89,7 @@ class MainScreen(MainActions, Screen):
         # panes (Markdown, the list of calls, the action pane) are mounted right after it.
         self.call_after_refresh(self._painted)
         self.call_after_refresh(self._mount_panes)
+        self.set_interval(RUNNING_TICK_S, self._tick_running, name="running-clock")
 
     def _painted(self) -> None:
         self.first_frame_at = time.perf_counter()
@@ -137,6 +145,7 @@ class MainScreen(MainActions, Screen):
         self.view_step = None
         self._shown_thought_step = None
         self._pending = None
+        self._running_since = {}
         if not self.ready.is_set():
             return  # _mount_panes renders it
         self.header.model = session.model
@@ -163,7 +172,8 @@ class MainScreen(MainActions, Screen):
         h = self.header
         app = self.app
         h.state = app.status_label()  # type: ignore[attr-defined]
-        h.model = self.session.model or h.model
+        # Before a run, the model it will use (configured, found or chosen), not "—".
+        h.model = self.session.model or app.settings.model or h.model  # type: ignore[attr-defined]
         h.session_id = self.session.session_id or h.session_id
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
@@ -230,7 +240,7 @@ class MainScreen(MainActions, Screen):
                     self.steps.show_step(None)
             if live:
                 self._show_action(e.step)
-                if kind in ("observation", "action_proposed"):
+                if kind in ("observation", "action_proposed", "decision"):
                     self._show_observation(self._observation_step())
         elif kind == "retry" and live and e.step == self._shown_thought_step:
             self._show_thought(e.step)  # the retried call streams again from the start
@@ -266,12 +276,6 @@ class MainScreen(MainActions, Screen):
         latest = self.session.latest_step
         self._show_action(latest.number if latest else 0)
         self.update_header()
-
-    def _pending_content(self, request: Any) -> Content:
-        return Content.assemble(
-            ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
-            (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments)),
-        )
 
     # -- steps ------------------------------------------------------------------------------------------
     def _observation_step(self) -> int | None:
@@ -340,7 +344,7 @@ class MainScreen(MainActions, Screen):
         pane = self.action
         if self._pending is not None:
             pane.border_title = "Action · waiting for you"
-            pane.show(self._pending_content(self._pending))
+            pane.show(pending_content(self._pending))
             return
         rec = self.session.steps.get(step)
         pane.border_title = "Action" + self._title_suffix(step if rec else None)
@@ -352,35 +356,32 @@ class MainScreen(MainActions, Screen):
         pane = self.query_one("#observation", MarkdownPane)
         pane.border_title = "Observation" + self._title_suffix(step)
         rec = self.session.steps.get(step) if step is not None else None
-        pane.set_markdown(observation_markdown(rec) if rec else "*No observation yet.*")
+        pane.set_markdown(observation_markdown(rec, self._running_for(rec)) if rec else "*No observation yet.*")
+
+    def _running_for(self, rec: Any) -> dict[str, float]:
+        """Seconds each call of ``rec`` under way has been running (since this screen saw it start)."""
+        if rec is None or self.session.ended is not None:
+            return {}
+        now = self.clock()
+        return {c.call_id: now - self._running_since.setdefault(c.call_id, now) for c in running_calls(rec)}
+
+    def _tick_running(self) -> None:
+        """Keep the elapsed time of a call under way current in the Observation pane."""
+        if not self.ready.is_set() or self.session.ended is not None or self.has_class("-answer"):
+            return
+        step = self.view_step if self.view_step is not None else self._observation_step()
+        rec = self.session.steps.get(step) if step is not None else None
+        if rec is not None and running_calls(rec):
+            self._show_observation(step)
 
     def _show_final_answer(self) -> None:
-        ans = self.session.answer
-        if ans is None:
-            return
-        from tui_agent.session.exports import answer_markdown, answer_notes, checked_answer
-
-        flags = ([f"forced: {self.session.forced_reason}"] if self.session.forced_reason else []) + answer_notes(ans)
-        v = self.session.verification
-        if v is not None and v.ended:
-            flags.append("citations: needs review" if v.needs_review else "citations checked")
-        title = "Answer" + (" · " + " · ".join(flags) if flags else "") + " · C copy · W save · v verify"
-        if v is not None and v.claims:
-            self._show_answer(shown(checked_answer(self.session)), title)
-            return
-
-        self._show_answer(shown(answer_markdown(ans.text, self.session.source_list())), title)
+        shown_answer = final_answer(self.session)
+        if shown_answer is not None:
+            self._show_answer(*shown_answer)
 
     def _show_no_answer(self) -> None:
-        ended = self.session.ended
-        if ended is None:
-            return
-        text = f"**No answer.** The run ended with `{ended.termination}`."
-        if ended.message:
-            text += f"\n\n{_md_escape(ended.message)}"
-        if ended.termination == "model_error":
-            text += "\n\nPress **m** to change the model and run the question again (a new session)."
-        self._show_answer(text, f"Answer · ended: {ended.termination}")
+        if self.session.ended is not None:
+            self._show_answer(*no_answer(self.session.ended))
 
     def _show_answer(self, markdown: str, title: str) -> None:
         if self.view_step is not None:
@@ -390,78 +391,3 @@ class MainScreen(MainActions, Screen):
         pane.set_markdown(markdown, top=True)
         self.query_one("#lower", ContentSwitcher).current = "answer"
         self.set_class(True, "-answer")
-
-
-def shown(text: Any) -> str:
-    """Outside text as the panes show it: controls, escapes and bidi overrides removed, secrets
-    redacted (imported when first needed: the redaction rules are not on the way to the first frame)."""
-    from tui_agent.hygiene import for_terminal
-
-    return for_terminal(text)
-
-
-def pretty(arguments: Any) -> str:
-    import json
-
-    try:
-        return json.dumps(arguments, indent=2, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(arguments)
-
-
-def action_content(rec: StepState | None, forced_reason: Any) -> Content:
-    """What the Action pane shows for a step."""
-    if rec is None:
-        return Content.styled(NO_CALL, "$text-muted italic")
-    if rec.calls:
-        parts: list = []
-        for i, call in enumerate(rec.calls):
-            if i:
-                parts.append("\n")
-            parts += [(shown(call.tool) or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
-                      "\n", shown(pretty(call.arguments))]
-            if call.reason:
-                parts += ["\n", ("reason: ", "italic"), shown(call.reason)]
-            if call.error:
-                parts += ["\n", (shown(call.error), "$error")]
-        return Content.assemble(*parts)
-    if rec.purpose == Purpose.FORCED:
-        return Content.styled(f"Forced answer ({forced_reason or ''}): the model answers from the evidence so far.",
-                              "italic $accent")
-    if rec.live_call and not rec.ended:
-        return Content.assemble(("Writing a tool call…\n", "italic $text-muted"), shown(rec.live_call))
-    if rec.ended:
-        return Content.styled("No tool call in this step.", "$text-muted italic")
-    return Content.styled("Thinking…", "$text-muted italic")
-
-
-def _label_style(label: str) -> str:
-    from tui_agent.widgets.step_list import STATUS_STYLES
-
-    return STATUS_STYLES.get(label, "")
-
-
-def _md_escape(text: str) -> str:
-    return text.replace("<", "&lt;").replace(">", "&gt;")
-
-
-def observation_markdown(rec: StepState) -> str:
-    parts: list[str] = []
-    for call in rec.calls:
-        parts.append(_call_heading(call))
-        if call.observation:
-            parts.append(shown(call.observation))
-        elif call.label == "pending":
-            parts.append("*Waiting for your decision.*")
-        elif call.status is None:
-            parts.append("*Running…*")
-        for line in call.progress[-5:]:
-            parts.append(f"> {shown(line)}")
-    for reason, content in rec.corrections:
-        parts.append(f"> correction ({reason}): {shown(content)}")
-    return "\n\n".join(parts) if parts else "*No observation in this step.*"
-
-
-def _call_heading(call: CallState) -> str:
-    dur = f" · {call.duration_s:.1f} s" if call.duration_s is not None else ""
-    return f"#### {shown(call.tool) or '?'} · {call.label}{dur}\n\n`{shown(call.short_arguments(100))}`"

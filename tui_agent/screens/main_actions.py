@@ -154,7 +154,7 @@ class MainActions:
     def on_input_submitted(self, event: "Input.Submitted") -> None:
         if event.input.id == "reject-reason":
             event.stop()
-            from tui_agent.approval import Reject
+            from tui_agent.agent.approval import Reject
 
             self.app.decide(Reject(event.value.strip() or "rejected by the user"))
 
@@ -241,6 +241,6 @@ class MainActions:
 
 
 def _approve(arguments: Any, **kw: Any) -> Any:
-    from tui_agent.approval import Approve
+    from tui_agent.agent.approval import Approve
 
     return Approve(arguments, **kw)

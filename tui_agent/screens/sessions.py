@@ -14,6 +14,8 @@ import time
 from collections import Counter
 from typing import Any, Iterable
 
+from rich.cells import cell_len
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -23,11 +25,24 @@ from textual.widgets import Button, DataTable, Footer, Input, Markdown, Static, 
 from tui_agent.app.actions import UiAction, bindings, palette_commands, table
 from tui_agent.app.files import copy_answer, export_report, save_answer
 from tui_agent.session.events import Purpose
-from tui_agent.hygiene import for_terminal as clean
+from tui_agent.safety.hygiene import for_terminal as clean
 from tui_agent.session.fold import SessionState, fold
 from tui_agent.screens.confirm import ConfirmScreen
 
-QUESTION_CHARS = 90
+# The question column is never narrower than this (the table scrolls sideways then).
+QUESTION_MIN_CHARS = 20
+SCROLLBAR_CELLS = 2
+COLUMNS = ("id", "created", "model", "status", "steps", "tools", "cost")
+FORK_MARK = "↳"
+CREATED_FORMAT = "%m-%d %H:%M"  # the year is in the id and in the session view
+# A model name longer than this loses its provider prefix, then its end (the view shows it whole).
+MODEL_CHARS = 16
+
+
+def short_model(model: str) -> str:
+    if len(model) > MODEL_CHARS:
+        model = model.rsplit("/", 1)[-1]
+    return model if len(model) <= MODEL_CHARS else model[: MODEL_CHARS - 1] + "…"
 
 LIST_ACTIONS = table(
     UiAction("back", "escape", "Back", "Back", "clear the filter, then leave the browser", priority=True),
@@ -88,10 +103,8 @@ class SessionsScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table_ = self.query_one(DataTable)
-        table_.add_columns("id", "created", "model", "status", "steps", "tools", "cost", "question")
         self.reload()
-        table_.focus()
+        self.query_one(DataTable).focus()
 
     def reload(self) -> None:
         from tui_agent.session.store import StoreError
@@ -105,25 +118,44 @@ class SessionsScreen(Screen):
         self.fill(self.query_one("#filter", Input).value)
 
     def fill(self, text: str) -> None:
+        """The rows matching ``text``; the question column takes the width the others leave."""
         table_ = self.query_one(DataTable)
-        table_.clear()
         needle = text.strip().lower()
-        shown = 0
         shorts = Counter(r.short_id for r in self.rows)
+        rows: list[tuple[str, list[str], str]] = []
         for r in self.rows:
             sid = r.id.lower()
             if needle and needle not in f"{r.question} {r.model}".lower() and not (sid.startswith(needle)
                                                                                or sid.endswith(needle)):
                 continue
             question = clean(r.question).replace("\n", " ")
-            if len(question) > QUESTION_CHARS:
-                question = question[: QUESTION_CHARS - 1] + "…"
-            table_.add_row(r.short_id if shorts[r.short_id] == 1 else r.id, time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created)), clean(r.model),
-                           r.shown_status, str(r.steps), str(r.tool_calls),
-                           f"${r.cost_usd:.4f}" if r.cost_usd is not None else "", question, key=r.id)
-            shown += 1
+            if r.parent_id:  # a fork: marked, with its parent's random part and the step it was made at
+                question = f"{FORK_MARK}{r.parent_id.rsplit('-', 1)[-1]}@{r.fork_step} {question}"
+            cells = [r.short_id if shorts[r.short_id] == 1 else r.id, time.strftime(CREATED_FORMAT, time.localtime(r.created)), short_model(clean(r.model)),
+                     r.shown_status, str(r.steps), str(r.tool_calls),
+                     f"${r.cost_usd:.4f}" if r.cost_usd is not None else ""]
+            rows.append((r.id, cells, question))
+        width = self._question_width([cells for _, cells, _ in rows])
+        table_.clear(columns=True)
+        table_.add_columns(*COLUMNS)
+        table_.add_column("question", width=width)
+        for key, cells, question in rows:
+            if cell_len(question) > width:
+                question = question[: max(1, width - 1)] + "…"
+            table_.add_row(*cells, question, key=key)
         where = getattr(self.store, "path", "")
-        self.query_one("#sessions-status", Static).update(f"{shown} of {len(self.rows)} sessions · {where}")
+        self.query_one("#sessions-status", Static).update(f"{len(rows)} of {len(self.rows)} sessions · {where}")
+
+    def _question_width(self, rows: list[list[str]]) -> int:
+        """What is left of the table's width for the question (cell padding and scrollbar counted)."""
+        table_ = self.query_one(DataTable)
+        others = sum(max([cell_len(name)] + [cell_len(c[i]) for c in rows]) + 2 * table_.cell_padding
+                     for i, name in enumerate(COLUMNS))
+        total = table_.size.width or self.app.size.width
+        return max(QUESTION_MIN_CHARS, total - others - 2 * table_.cell_padding - SCROLLBAR_CELLS)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fill, self.query_one("#filter", Input).value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "filter":
@@ -148,6 +180,7 @@ class SessionsScreen(Screen):
         if box.value:
             box.value = ""
             self.fill("")
+            self.query_one(DataTable).focus()  # ↑/↓ move in the list again
         elif self.focused is box:
             self.query_one(DataTable).focus()
         else:

@@ -7,7 +7,7 @@ fold. Every event carries the session id, a step number (one step = one model ca
 calls it made), a timestamp and the run's elapsed time. ``ModelDelta`` is the only event that is
 not stored one by one: the text of a model call is stored with ``ModelCallEnded``.
 
-Kinds, statuses and terminations are ``StrEnum``s: stored as their plain string values, compared
+Kinds, statuses and terminations are the ``StrEnum``s of :mod:`tui_agent.kinds`: stored as their plain string values, compared
 equal to them, so an old database reads back unchanged.
 """
 
@@ -16,89 +16,12 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, ClassVar
 
-
-class Termination(StrEnum):
-    """How a run ended: exactly one per run."""
-
-    ANSWER = "answer"
-    TOKEN_LIMIT = "token_limit"
-    CALL_LIMIT = "call_limit"
-    TIME_LIMIT = "time_limit"
-    BUDGET_LIMIT = "budget_limit"
-    USER_SUBMIT = "user_submit"
-    FORMAT_ERROR = "format_error"
-    MODEL_ERROR = "model_error"
-    CANCELLED = "cancelled"
-
-
-TERMINATIONS = tuple(t.value for t in Termination)
-
-
-class Purpose(StrEnum):
-    """What a model call is for."""
-
-    RESEARCH = "research"  # a step of the loop (counted against max_calls)
-    FORCED = "forced"  # the forced answer (not counted)
-    EXTRACT = "extract"  # a tool's sub-call (goal-directed extraction)
-    VERIFY = "verify"  # a citation check (sessions verify)
-
-
-class DecisionKind(StrEnum):
-    """The answer to an approval request."""
-
-    APPROVED = "approved"
-    EDITED = "edited"
-    AUTO = "auto"  # approved by policy (auto mode, always-allow, --yes) without asking
-    REJECTED = "rejected"
-    SUBMIT = "submit"  # Submit now instead of a decision
-
-
-class ObservationStatus(StrEnum):
-    """How a tool call fared. FAILED counts towards disabling a tool; the others do not."""
-
-    OK = "ok"
-    FAILED = "failed"  # network error, timeout, server error
-    HTTP_ERROR = "http_error"  # the server answered 4xx (a wrong URL, no access): the model's to fix
-    REFUSED = "refused"  # the network guard refused every URL
-    INVALID = "invalid"  # unknown tool or arguments that do not fit the schema
-    REJECTED = "rejected"  # the user said no
-    DUPLICATE = "duplicate"  # the same call was made before
-    DISABLED = "disabled"  # the tool failed too often
-    REPLAYED = "replayed"  # a fork's recorded observation, not run again
-    CANCELLED = "cancelled"  # stopped while it ran (Submit now): no result
-
-
-class CorrectionReason(StrEnum):
-    """Why the engine added a user message to steer the model (the parser's problems, and more)."""
-
-    NO_ACTION = "no_action"  # neither a tool call nor an answer: nothing recognisable
-    EMPTY = "empty"  # nothing at all
-    UNCLOSED_THINK = "unclosed_think"  # thinking never closed, and no action after it
-    ACTION_IN_THINK = "action_in_think"  # a call or an answer only inside the thinking
-    FOREIGN_FORMAT = "foreign_format"  # a tool call in another protocol's format
-    CUT_REPLY = "cut_reply"  # the reply was cut by the length limit
-    ANSWER_WITHOUT_EVIDENCE = "answer_without_evidence"  # evidence guard
-
-
-# Corrections that count towards max_format_errors (all but the evidence guard).
-FORMAT_ERROR_REASONS = frozenset(set(CorrectionReason) - {CorrectionReason.ANSWER_WITHOUT_EVIDENCE})
-
-
-class Verdict(StrEnum):
-    """A citation check's verdict on one claim of the answer."""
-
-    SUPPORTED = "supported"
-    UNSUPPORTED = "unsupported"
-    UNCLEAR = "unclear"  # the verifier could not tell, or did not answer in the expected form
-
-
-class NoticeLevel(StrEnum):
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
+from tui_agent.kinds import (  # noqa: F401 - the events' vocabulary, defined at the bottom of the package
+    FORMAT_ERROR_REASONS, TERMINATIONS, CorrectionReason, DecisionKind, NoticeLevel, ObservationStatus, Purpose,
+    Termination, Verdict,
+)
 
 
 @dataclass(kw_only=True)

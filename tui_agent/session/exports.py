@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
-from tui_agent.hygiene import redact, scrub, strip_controls
+from tui_agent.safety.hygiene import redact, scrub, strip_controls
 from tui_agent.session.events import Event, Purpose
 from tui_agent.session.fold import SessionState, SourceState, fold, result
 
@@ -145,7 +145,7 @@ def markdown(state: SessionState) -> str:
 def citation_check_markdown(state: SessionState) -> list[str]:
     """The "Citation check" section: each checked claim with its verdict and evidence, the counts,
     and whether the session needs review."""
-    from tui_agent.session.claims import all_claims
+    from tui_agent.verify.claims import all_claims
     from tui_agent.session.events import Verdict
 
     v = state.verification
@@ -230,7 +230,7 @@ VERDICT_MARKS = {"supported": "✓ supported", "unsupported": "✗ unsupported",
 def checked_answer(state: SessionState) -> str:
     """The answer as Markdown with each checked claim marked where it stands (✓ / ✗ / ?), its
     sources, then the "Citation check" section (the TUI's answer pane after a check)."""
-    from tui_agent.session.claims import claims_of
+    from tui_agent.verify.claims import claims_of
 
     answer, v = state.answer.text if state.answer else "", state.verification
     if v is None or not v.claims:

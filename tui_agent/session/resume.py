@@ -22,7 +22,7 @@ from tui_agent.session.fold import SessionState, SourceState, fold
 from tui_agent.session.store import SessionStatus, Store, StoreError, new_session_id
 
 if TYPE_CHECKING:
-    from tui_agent.tool_calls import Replay
+    from tui_agent.agent.tool_runner import Replay
     from tui_agent.tools.base import SourceRegistry
 
 # Settings that belong to one command line, never to a session: approval policy is asked anew on

@@ -1,7 +1,10 @@
 """SQLite store: one database under the data directory; every event appended as it happens.
 
 WAL and a busy timeout so a TUI and a headless run can share the database; one commit per event,
-so a killed process loses nothing that was shown. Secrets are redacted on the plain text of each
+so a killed process loses nothing that was shown. ``batch_steps`` (eval, where nobody watches a
+case live): one commit per step, so a killed process leaves each step stored whole or not at all,
+and the session resumable from its last whole step; a signal, a read or :meth:`Store.flush`
+commits what is held at once. Secrets are redacted on the plain text of each
 field before the row is encoded (never on JSON-encoded text, where an escape could hide them).
 Opening, the schema and its migrations, and the errors (each says what to do) are in
 ``store_open``; who holds a session is in ``owners``.
@@ -20,97 +23,26 @@ unique suffix (the random part, :func:`short_id`) is accepted.
 from __future__ import annotations
 
 import json
-import secrets
 import sqlite3
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Iterator
 
-from tui_agent import hygiene
-from tui_agent.session.events import Event, RunEnded, Termination, event_from_dict
+from tui_agent.safety import hygiene
+from tui_agent.session.events import Event, ModelCallStarted, RunEnded, RunStarted, Termination, event_from_dict
+from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary
+    MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,
+)
 from tui_agent.session.owners import owner_alive, owner_token  # noqa: F401 - part of the store's API
 from tui_agent.session.store_open import (  # noqa: F401 - re-exported: the store's vocabulary
     DB_NAME, BUSY_TIMEOUT_MS, MIGRATIONS, SCHEMA_VERSION, _SCHEMA_V1, SessionBusy, StoreDamaged, StoreError,
     StoreFull, connect, empty_file, empty_file_error, migrate, run_script as _run_script, schema_version, store_error,
 )
 
-# Ambiguous ids list at most this many candidates.
-MAX_CANDIDATES = 10
-# The random part of an id: what lists show and what is easiest to type.
-SHORT_ID_CHARS = 6
-
-
-class SessionStatus(StrEnum):
-    NEW = "new"  # created (a fork not yet run)
-    RUNNING = "running"
-    ENDED = "ended"
-    CANCELLED = "cancelled"  # the run was cancelled (quit, second Ctrl-C); resumable
-    INTERRUPTED = "interrupted"  # its process died or was stopped by a signal; resumable
-
-
-RESUMABLE = frozenset({SessionStatus.NEW, SessionStatus.CANCELLED, SessionStatus.INTERRUPTED})
 _COLUMNS = ("id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd, "
             "tool_calls, tokens, eval_label, case_id")
-
-
-class AmbiguousId(StoreError):
-    """An id prefix or suffix matches several sessions; ``candidates`` lists them."""
-
-    def __init__(self, text: str, candidates: list["SessionRow"]) -> None:
-        self.candidates = candidates
-        lines = "\n".join(f"  {r.id}  {r.question[:60]}" for r in candidates[:MAX_CANDIDATES])
-        more = f"\n  … and {len(candidates) - MAX_CANDIDATES} more" if len(candidates) > MAX_CANDIDATES else ""
-        super().__init__(f"the id {text!r} matches {len(candidates)} sessions (give more of it):\n{lines}{more}")
-
-
-def new_session_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(SHORT_ID_CHARS // 2)
-
-
-def short_id(session_id: str) -> str:
-    """The random part of an id (``20260102-101500-d37a5d`` → ``d37a5d``): unique in practice,
-    accepted wherever an id is taken; other ids are returned whole."""
-    date, _, rest = session_id.partition("-")
-    clock, _, random = rest.partition("-")
-    if len(date) == 8 and date.isdigit() and len(clock) == 6 and clock.isdigit() and random:
-        return random
-    return session_id
-
-
-@dataclass
-class SessionRow:
-    id: str
-    created: float
-    updated: float
-    question: str
-    model: str
-    status: str
-    termination: str | None
-    parent_id: str | None
-    fork_step: int | None
-    steps: int
-    cost_usd: float | None
-    tool_calls: int = 0
-    tokens: int = 0
-    eval_label: str | None = None
-    case_id: str | None = None
-
-    @property
-    def shown_status(self) -> str:
-        """What a list shows: the termination of an ended run, else the status."""
-        return self.termination if self.status == SessionStatus.ENDED and self.termination else self.status
-
-    @property
-    def resumable(self) -> bool:
-        return self.status in RESUMABLE
-
-    @property
-    def short_id(self) -> str:
-        return short_id(self.id)
 
 
 def _redacted(value: Any) -> Any:
@@ -122,7 +54,9 @@ class Store:
     """The session database of one data directory. ``read_only``: never write (the commands that
     only read); sessions whose owner is gone are then shown interrupted without being marked."""
 
-    def __init__(self, data_dir: Path, *, read_only: bool = False) -> None:
+    def __init__(self, data_dir: Path, *, read_only: bool = False, batch_steps: bool = False) -> None:
+        self.batch_steps = batch_steps
+        self._held: dict[str, list[tuple[Event, str]]] = {}  # batch_steps: each session's unsaved step
         self.path = Path(data_dir) / DB_NAME
         self.read_only = read_only and self.path.exists()  # nothing to read yet: create it as usual
         self._dead: set[str] = set()
@@ -147,6 +81,8 @@ class Store:
         self.reap()
 
     def close(self) -> None:
+        if self._held and not self.read_only:
+            self.flush()
         self.conn.close()
 
     @contextmanager
@@ -157,15 +93,22 @@ class Store:
             raise store_error(self.path, exc, "read") from None
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """One write transaction. A failed COMMIT (a full disk) may already have rolled it back:
-        the error says why the write failed, never "cannot rollback"."""
+    def _transaction(self, flush: tuple[str, ...] = ()) -> Iterator[None]:
+        """One write transaction; the held events of the sessions in ``flush`` are written first.
+        A failed COMMIT (a full disk) may already have rolled it back: the error says why the
+        write failed, never "cannot rollback" (held events stay held)."""
         with self._lock:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
                 try:
+                    for sid in flush:
+                        held = self._held.get(sid, [])
+                        for i, (event, data) in enumerate(held):  # the last one sets the row's time
+                            self._insert(event, data, touch=i == len(held) - 1)
                     yield
                     self.conn.execute("COMMIT")
+                    for sid in flush:
+                        self._held.pop(sid, None)
                 except BaseException:
                     if self.conn.in_transaction:
                         self.conn.execute("ROLLBACK")
@@ -242,7 +185,8 @@ class Store:
         sql = "UPDATE sessions SET status=?, owner=NULL, updated=? WHERE id=?"
         if only_if_running:
             sql += " AND status='running'"
-        self._write(sql, (SessionStatus.INTERRUPTED, time.time(), session_id))
+        with self._transaction(flush=tuple(self._held)):  # a signal: what was shown is saved
+            self.conn.execute(sql, (SessionStatus.INTERRUPTED, time.time(), session_id))
 
     # -- writing ----------------------------------------------------------------------------
     def create_session(self, session_id: str, question: str, model: str, settings: dict[str, Any] | None = None,
@@ -259,7 +203,8 @@ class Store:
         )
 
     def append(self, event: Event) -> None:
-        """Append one event and commit it; stream deltas are not stored. A failure raises a
+        """Append one event and commit it (``batch_steps``: commit its step when the next one
+        starts or the run ends); stream deltas are not stored. A failure raises a
         :class:`StoreError` saying why (:class:`StoreFull` for a full disk)."""
         if not event.stored:
             return
@@ -267,34 +212,57 @@ class Store:
         kept = {k: fields.pop(k) for k in event.clean_fields if k in fields}  # redacted already
         data = json.dumps({**_redacted(fields), **kept}, ensure_ascii=False)
         sid = event.session_id
-        with self._transaction():
-            # The next number is read inside the write transaction: another process may have
-            # appended to the same session since (a citation check next to an open TUI).
-            self.conn.execute(
-                "INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
-                "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)",
-                (sid, sid, event.ts, event.step, event.type, data),
-            )
-            self._update_row(event)
+        if self.batch_steps and not isinstance(event, RunEnded):
+            with self._lock:
+                held = self._held.get(sid)
+                step_whole = bool(held) and held[-1][0].step != event.step
+            if step_whole:
+                self.flush(sid)  # the next step starts: the held one is whole
+            with self._lock:
+                self._held.setdefault(sid, []).append((event, data))
+            return
+        with self._transaction(flush=(sid,)):
+            self._insert(event, data)
 
-    def _update_row(self, event: Event) -> None:
+    def flush(self, session_id: str | None = None) -> None:
+        """Commit the events held for a session (all sessions: None) in one transaction."""
+        sessions = tuple(self._held) if session_id is None else (session_id,)
+        if any(self._held.get(sid) for sid in sessions):
+            with self._transaction(flush=sessions):
+                pass
+
+    def _insert(self, event: Event, data: str, *, touch: bool = True) -> None:
+        # The next number is read inside the write transaction: another process may have
+        # appended to the same session since (a citation check next to an open TUI).
         sid = event.session_id
-        if event.type == "model_call_started":
-            self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?", (event.ts, event.step, sid))
-        elif isinstance(event, RunEnded):
-            result = event.result or {}
-            status = SessionStatus.CANCELLED if event.termination == Termination.CANCELLED else SessionStatus.ENDED
-            self.conn.execute(
-                "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, owner=NULL "
-                "WHERE id=?",
-                (event.ts, status, event.termination, result.get("cost_usd"), result.get("tool_calls") or 0,
-                 result.get("total_tokens") or 0, sid),
-            )
-        elif event.type == "run_started":
-            self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
-                              (event.ts, SessionStatus.RUNNING, self.owner, sid))
-        else:
-            self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (event.ts, sid))
+        self.conn.execute(
+            "INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
+            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)",
+            (sid, sid, event.ts, event.step, event.type, data),
+        )
+        self._update_row(event, touch=touch)
+
+    def _update_row(self, event: Event, *, touch: bool = True) -> None:
+        """The session row after ``event``; ``touch``: also for events that only change its time."""
+        sid = event.session_id
+        match event:
+            case ModelCallStarted():
+                self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?",
+                                  (event.ts, event.step, sid))
+            case RunEnded(result=result, termination=termination):
+                result = result or {}
+                status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
+                self.conn.execute(
+                    "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, "
+                    "owner=NULL WHERE id=?",
+                    (event.ts, status, termination, result.get("cost_usd"), result.get("tool_calls") or 0,
+                     result.get("total_tokens") or 0, sid),
+                )
+            case RunStarted():
+                self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
+                                  (event.ts, SessionStatus.RUNNING, self.owner, sid))
+            case _ if touch:
+                self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (event.ts, sid))
 
     # -- reading ----------------------------------------------------------------------------
     def list_sessions(self, limit: int | None = None) -> list[SessionRow]:
@@ -342,6 +310,7 @@ class Store:
         return json.loads(row[0]) if row else {}
 
     def event_dicts(self, session_id: str) -> Iterator[dict[str, Any]]:
+        self.flush(session_id)
         with self._reading():
             for (data,) in self.conn.execute("SELECT data FROM events WHERE session_id=? ORDER BY seq", (session_id,)):
                 yield json.loads(data)

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 
-from tui_agent.session.events import ObservationStatus
+from tui_agent.kinds import ObservationStatus
 from tui_agent.session.fold import SourceState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,7 +58,7 @@ class SourceRegistry:
 @dataclass
 class ToolResult:
     text: str
-    status: str = OK
+    status: ObservationStatus = OK
     sources: list[int] = field(default_factory=list)
 
 

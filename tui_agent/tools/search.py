@@ -9,7 +9,7 @@ and what to try. The tool never raises.
 The SearXNG endpoint is configured by the user, so it is not checked by the network guard.
 
 A query is text leaving the machine like a page request: each one is redacted
-(:func:`tui_agent.hygiene.redact`, the secret that was in it replaced by ``[REDACTED]``) before
+(:func:`tui_agent.safety.hygiene.redact`, the secret that was in it replaced by ``[REDACTED]``) before
 it reaches ddgs or SearXNG, and the results are headed by the query as it was sent, with a note
 when redaction changed it.
 """
@@ -23,8 +23,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from tui_agent.hygiene import redact, strip_controls
-from tui_agent.retrying import backoff_delay, excerpt
+from tui_agent.safety.hygiene import redact, strip_controls
+from tui_agent.model.retrying import backoff_delay, excerpt
 from tui_agent.tools.base import FAILED, INVALID, OK, Tool, ToolContext, ToolResult
 from tui_agent.web.net import is_dns_error
 

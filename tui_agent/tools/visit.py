@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_agent import tokens
-from tui_agent.hygiene import cut_note, escape_tags, redact, strip_controls
-from tui_agent.jsonreply import json_object
-from tui_agent.retrying import excerpt
-from tui_agent.session.events import ObservationStatus
+from tui_agent.model import tokens
+from tui_agent.safety.hygiene import cut_note, escape_tags, redact, strip_controls
+from tui_agent.model.jsonreply import json_object
+from tui_agent.model.retrying import excerpt
+from tui_agent.kinds import ObservationStatus
 from tui_agent.tools.base import FAILED, INVALID, OK, REFUSED, Tool, ToolContext, ToolResult
 from tui_agent.web.content import MARKDOWN
 from tui_agent.web.net import Guard, fetch
@@ -71,7 +71,7 @@ class Section:
     """One URL's part of the observation."""
 
     url: str
-    status: str
+    status: ObservationStatus
     text: str
     source: int | None = None
     # (final URL, title) of a page that was read: registered as a source once all are done,
@@ -320,7 +320,7 @@ def extraction_messages(goal: str, url: str, page_text: str) -> list[dict[str, s
 def parse_extraction(raw: str) -> tuple[str, str] | None:
     """(evidence, summary) from an extraction reply, or None when it is not such JSON.
 
-    Read by :func:`tui_agent.jsonreply.json_object` (reasoning, fences, prose, raw newlines,
+    Read by :func:`tui_agent.model.jsonreply.json_object` (reasoning, fences, prose, raw newlines,
     JSON5); a list as evidence and the key spellings "rational"/"rationale" are fine.
     """
     fields = json_object(raw)

@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from tui_agent.hygiene import strip_controls
+from tui_agent.safety.hygiene import strip_controls
 from tui_agent.web.render import remove_following, render
 
 # trafilatura's main text counts as short when it is under MIN_MAIN_CHARS characters: then

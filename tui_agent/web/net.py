@@ -1,6 +1,6 @@
 """The network boundary: the one place a model-chosen URL is checked and fetched.
 
-:func:`check_url` is the SSRF guard: http/https only; every address a host name resolves to
+:func:`~tui_agent.web.guard.check_url` (web/guard.py) is the SSRF guard: http/https only; every address a host name resolves to
 (or the literal address) must be public — no loopback, private, link-local (169.254.169.254,
 the cloud metadata address, included), CGNAT, multicast, reserved or unspecified address, in
 IPv4 or IPv6, nor an IPv4 address embedded in IPv6 (IPv4-mapped, IPv4-compatible, NAT64, 6to4,
@@ -22,24 +22,24 @@ not go through here.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
-import re
 import socket
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Mapping
 from urllib.parse import urlsplit
 
 import httpx
 
 from tui_agent.web import decode
 from tui_agent.web.addresses import blocked_reason, embedded_ipv4, parse_ip  # noqa: F401 - the guard's API
+from tui_agent.web.guard import (  # noqa: F401 - the guard's API, used with the fetch
+    _SCHEME, ALLOW_FLAG, ALLOWED_SCHEMES, FetchError, Guard, GuardError, check_url, resolve,
+)
 from tui_agent.web.transport import HELD_LOCATION, MANUAL_REDIRECTS, PIN, REDIRECT_STATUSES, GuardedTransport, Pin
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui_agent.config import Settings
 
-ALLOWED_SCHEMES = ("http", "https")
 # A browser-like identity: some sites refuse clients that announce themselves as scripts.
 USER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -53,33 +53,6 @@ DEFAULT_HEADERS = {
     # only what tui_agent.web.decode decodes with a bound on its output
     "Accept-Encoding": decode.ACCEPT_ENCODING,
 }
-ALLOW_FLAG = "--allow-private-urls"
-
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
-# a DNS name as httpx sends it (IDNA-encoded): labels of letters, digits, "-" and "_"
-_LABEL = re.compile(r"[A-Za-z0-9_\-]{1,63}\Z")
-
-
-class FetchError(Exception):
-    """A fetch that did not produce a response.
-
-    ``kind`` is one of "timeout", "dns", "connect", "http", "redirect", "too_many_redirects",
-    "guard", "encoding". The message is written for the model and the user.
-    """
-
-    def __init__(self, message: str, kind: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind = kind
-
-
-class GuardError(FetchError):
-    """The network guard refused a URL (scheme, bad URL, or a non-public address)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, "guard")
-
-
 class EncodingError(FetchError):
     """The server answered, but its body's Content-Encoding is not decoded (stacked layers, an
     unknown compression) or does not decode. The server's fault, not the tool's: the visit tool
@@ -115,96 +88,6 @@ class FetchResult:
             return HTTPStatus(self.status).phrase
         except ValueError:
             return ""
-
-
-# A guard refuses a URL by raising GuardError (or FetchError); it may return the Pin it checked,
-# and then the connection goes to those addresses. None (a test's guard) leaves it unpinned.
-Guard = Callable[[str], Awaitable["Pin | None"]]
-
-
-# --- the guard --------------------------------------------------------------------------------
-
-
-def _scheme_refusal(url: str, scheme: str) -> GuardError:
-    shown = f"{scheme}: is not allowed" if scheme else "this one has no scheme"
-    return GuardError(f"Refused to fetch {url!r}: only http and https URLs can be visited ({shown}).")
-
-
-def _refusal(url: str, what: str) -> GuardError:
-    return GuardError(
-        f"Refused to fetch {url}: it points to {what}, which the network guard blocks so the model "
-        f"cannot reach your machine or local network. To allow it, restart with {ALLOW_FLAG}."
-    )
-
-
-async def resolve(host: str, port: int) -> list[str]:
-    """Every address ``host`` resolves to, in the resolver's order, without repeats: the one
-    lookup per hop, which the guard checks and the connection then uses."""
-    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(sockaddr[0] for _family, _type, _proto, _canon, sockaddr in infos))
-
-
-def _valid_name(host: str) -> bool:
-    name = host[:-1] if host.endswith(".") else host
-    return 0 < len(name) <= 253 and all(_LABEL.match(label) for label in name.split("."))
-
-
-async def check_url(url: str, allow_private: bool) -> Pin:
-    """Refuse a URL the model may not fetch; return the :class:`Pin` to connect to when it may.
-
-    Raises :class:`GuardError` for a scheme other than http/https, a malformed URL or host name,
-    or a host that is (or resolves to any) non-public address unless ``allow_private``; raises
-    :class:`FetchError` with kind "dns" when the name does not resolve. The name is resolved
-    once (:func:`resolve`), with or without ``allow_private``, and the pin holds what came back.
-    """
-    # Parsed by httpx, as the fetch will be: the host checked is the host connected to (a
-    # second parser would disagree on oddities like "127。0。0。1" or backslashes).
-    try:
-        parsed = httpx.URL(url.strip())
-        scheme = parsed.scheme.lower()
-        port = parsed.port
-        host = parsed.raw_host.decode("ascii", "replace")
-        parsed.host  # noqa: B018 - decodes IDNA: a malformed A-label ("xn--") fails here
-    except (httpx.InvalidURL, ValueError, TypeError, UnicodeError) as exc:
-        m = _SCHEME.match(url.strip())
-        scheme = m.group(1).lower() if m else ""
-        if scheme and scheme not in ALLOWED_SCHEMES:
-            raise _scheme_refusal(url, scheme) from None
-        raise GuardError(f"Refused to fetch {url!r}: not a valid URL ({exc}).") from None
-    if scheme not in ALLOWED_SCHEMES:
-        raise _scheme_refusal(url, scheme)
-    if not host:
-        raise GuardError(f"Refused to fetch {url!r}: the URL has no host name.")
-    if port is not None and not 0 < port < 65536:
-        raise GuardError(f"Refused to fetch {url!r}: not a valid URL (port {port} is out of range).")
-    ip = parse_ip(host)
-    if ip is not None:
-        reason = None if allow_private else blocked_reason(ip)
-        if reason:
-            raise _refusal(url, reason)
-        return Pin(host, (str(ip),))
-    if not _valid_name(host):
-        raise GuardError(f"Refused to fetch {url!r}: {host!r} is not a valid host name.")
-    name = host.rstrip(".").lower()
-    if not allow_private and (name == "localhost" or name.endswith(".localhost")):
-        raise _refusal(url, "a loopback address (localhost)")
-    try:
-        addresses = await resolve(host, port or (443 if scheme == "https" else 80))
-    except socket.gaierror as exc:
-        raise FetchError(f"Could not resolve the host name {host!r} ({exc.strerror or exc}).", "dns") from None
-    except (UnicodeError, ValueError) as exc:
-        raise GuardError(f"Refused to fetch {url!r}: the host name is not valid ({exc}).") from None
-    if not addresses:
-        raise FetchError(f"Could not resolve the host name {host!r} (no addresses).", "dns")
-    for address in addresses:
-        try:
-            addr = ipaddress.ip_address(address.split("%", 1)[0])
-        except ValueError:
-            raise _refusal(url, f"an address the guard cannot read ({address!r})") from None
-        reason = None if allow_private else blocked_reason(addr)
-        if reason:
-            raise _refusal(url, f"{reason} ({host} resolves to {addr})")
-    return Pin(host, tuple(addresses))
 
 
 # --- the client and the fetch -----------------------------------------------------------------

@@ -12,8 +12,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Protocol
 
-from tui_agent.hygiene import strip_controls
-from tui_agent.session.events import ObservationStatus
+from tui_agent.safety.hygiene import strip_controls
+from tui_agent.kinds import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED
 from tui_agent.web import content
 from tui_agent.web.net import EncodingError, FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
@@ -43,7 +43,7 @@ class PageRead:
     """
 
     url: str
-    status: str = OK
+    status: ObservationStatus = OK
     error: str | None = None
     final_url: str = ""
     title: str = ""
@@ -54,7 +54,7 @@ class PageRead:
     result: FetchResult | None = None
 
 
-def _failed(url: str, status: str, why: str, result: FetchResult | None = None, tag: str = "not read") -> PageRead:
+def _failed(url: str, status: ObservationStatus, why: str, result: FetchResult | None = None, tag: str = "not read") -> PageRead:
     return PageRead(url, status, f"[{tag}] {url}\n{why}", result=result)
 
 

@@ -7,9 +7,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Static
+from textual.widgets import Button, Static, TextArea
+
+REJECT_LABEL = "Reason for rejecting (the model reads it) · Enter sends · Esc cancels"
+
+
+class JsonArea(TextArea):
+    """The argument editor's text area; ctrl+a selects all (home moves to the line start)."""
+
+    BINDINGS = [Binding("ctrl+a", "select_all", "Select all", show=False)]
 
 
 def check_arguments(text: str, tool: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
@@ -61,9 +70,7 @@ class ArgumentEditor(Vertical):
         self.error: str | None = None
 
     def compose(self):
-        from textual.widgets import TextArea
-
-        yield TextArea("", id="args-text", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
+        yield JsonArea("", id="args-text", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
         yield Static("", id="args-error")
         with Horizontal():
             yield Button("Approve edited ctrl+s", id="approve-edit", variant="success", compact=True)
@@ -100,7 +107,9 @@ class ActionPane(Vertical):
     DEFAULT_CSS = """
     ActionPane { height: auto; max-height: 70%; }
     ActionPane > #call-scroll { height: auto; max-height: 14; }
-    ActionPane #reject-reason { height: 1; border: none; padding: 0 1; background: $boost; }
+    ActionPane > #reject-box { height: auto; }
+    ActionPane #reject-label { color: $text-muted; }
+    ActionPane #reject-reason { border: tall $accent; }
     """
 
     def __init__(self, actions: list[Any], **kw) -> None:
@@ -119,14 +128,16 @@ class ActionPane(Vertical):
         """Mount the editor ("edit") or the reason input ("reject") if not there yet."""
         if part == "edit" and not self.query("#arg-editor"):
             await self.mount(ArgumentEditor(id="arg-editor"))
-        elif part == "reject" and not self.query("#reject-reason"):
+        elif part == "reject" and not self.query("#reject-box"):
             from textual.widgets import Input
 
-            await self.mount(Input(placeholder="Reason for rejecting (the model reads it) · Enter sends · Esc cancels",
-                                   id="reject-reason", compact=True))
+            # The label stays above the box while typing (a placeholder alone disappears).
+            await self.mount(Vertical(Static(REJECT_LABEL, id="reject-label"),
+                                      Input(placeholder="e.g. search something narrower", id="reject-reason"),
+                                      id="reject-box"))
 
     def mode(self) -> str:
-        for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-reason")):
+        for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-box")):
             found = self.query(selector)
             if found and found.first().display:
                 return part
@@ -135,7 +146,7 @@ class ActionPane(Vertical):
     def set_mode(self, mode: str) -> None:
         """none | pending | edit | reject"""
         self.query_one(ApprovalBar).display = mode == "pending"
-        for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-reason")):
+        for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-box")):
             for widget in self.query(selector):
                 widget.display = mode == part
         self.set_class(mode != "none", "-pending")

@@ -6,9 +6,9 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, AsyncContextManager, Callable
 
-from tui_agent.approval import Approver
+from tui_agent.agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.engine import BreakpointHook, Engine, Replay, RunResult
+from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
 from tui_agent.model import Model
 from tui_agent.session.events import Event, Notice, NoticeLevel
 from tui_agent.session.fold import SessionState
@@ -42,6 +42,7 @@ class Run:
         eval_label: str | None = None,
         case_id: str | None = None,
         claim_events: int | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.settings = settings
         self.question = question
@@ -57,6 +58,7 @@ class Run:
         # Injected tools (tests, embedders) bring their own HTTP client (``http``), if they need one.
         self.tools = tools
         self.http = http
+        self.clock = clock  # the engine's monotonic clock (None: time.monotonic); tests freeze it
         self.eval_label, self.case_id = eval_label, case_id  # a case of a regression set (tui-agent eval)
         self.claim_events = claim_events  # a resumed session: the stored events its state folds
         self.engine: Engine | None = None
@@ -103,6 +105,7 @@ class Run:
                     approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
                     state=self.state, before_call=self.before_call,
                     system_prompt=self.system_prompt, replay=self.replay,
+                    **({"clock": self.clock} if self.clock is not None else {}),
                 )
                 if self._submit_early:
                     self.engine.request_submit()

@@ -14,18 +14,18 @@ from datetime import date
 from typing import TYPE_CHECKING, Awaitable, Callable
 
 from tui_agent import protocol
-from tui_agent.approval import Approver
+from tui_agent.agent.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.model import Model, ModelError, Reply, RetryInfo
-from tui_agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
+from tui_agent.agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
 from tui_agent.session import fold
 from tui_agent.session.events import (
     AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, ModelCallEnded,
     ModelCallStarted, ModelDelta, Notice, NoticeLevel, PromptEdited, Purpose, Retry, RunEnded, RunStarted, Termination,
 )
 from tui_agent.session.fold import SessionState
-from tui_agent.tokens import TokenCounter, truncate
-from tui_agent.tool_calls import Replay, ToolRunner
+from tui_agent.model.tokens import TokenCounter, truncate
+from tui_agent.agent.tool_runner import Replay, ToolRunner
 from tui_agent.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class Engine:
         self.question = question
         self.tools = tools
         if llm is None:
-            from tui_agent.llm import LLM
+            from tui_agent.model.llm import LLM
 
             llm = LLM(settings)
         self.llm: Model = llm

@@ -10,13 +10,15 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 
-from tui_agent import hygiene, protocol
-from tui_agent.approval import (
+from tui_agent import protocol
+
+from tui_agent.safety import hygiene
+from tui_agent.agent.approval import (
     JSON, Approve, ApprovalRequest, Approver, DecisionT, Reject, Schema, SubmitNow, decision_kind, recorded_decision,
 )
 from tui_agent.config import Settings
 from tui_agent.model import Reply
-from tui_agent.run_control import RunControl, SubmitRequested
+from tui_agent.agent.run_control import RunControl, SubmitRequested
 from tui_agent.session import fold
 from tui_agent.session.events import (
     ActionProposed, ApprovalRequested, Decision, Event, Observation, ObservationMessage, ObservationStatus, Purpose,

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from tui_agent.config import Settings
 # The call's types live in tui_agent.model (the seam); imported from here too.
 from tui_agent.model.types import ModelError, Reply, RetryInfo  # noqa: F401
-from tui_agent.retrying import backoff_delay
+from tui_agent.model.retrying import backoff_delay
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
@@ -293,7 +293,7 @@ class LLM:
     def _redacted(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
         """The request's messages with secrets redacted: the boundary before any model request.
         Each distinct content is redacted once per run (a history is resent at every call)."""
-        from tui_agent.hygiene import redact
+        from tui_agent.safety.hygiene import redact
 
         cache = self._redaction_cache
         out = []
@@ -377,7 +377,7 @@ class LLM:
         if s.api_base and not routed:
             kw["api_base"] = s.api_base
         if s.api_key and not routed:
-            kw["api_key"] = s.api_key
+            kw["api_key"] = s.api_key.get_secret_value()
         elif s.api_base and not routed and model.startswith(("openai/", "hosted_vllm/")) and \
                 not os.environ.get("OPENAI_API_KEY"):
             kw["api_key"] = "none"  # local OpenAI-compatible servers need some key

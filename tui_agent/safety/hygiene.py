@@ -4,7 +4,7 @@
   newline; a carriage return becomes a newline), C1 controls (U+0080–U+009F) and DEL.
 - :func:`terminal_safe` is strip_controls plus the bidirectional embeddings, overrides and
   isolates and the Unicode tag characters, for text that reaches a terminal.
-- :func:`redact` (from :mod:`tui_agent.redaction`) replaces secrets with ``[REDACTED]``.
+- :func:`redact` (from :mod:`tui_agent.safety.redaction`) replaces secrets with ``[REDACTED]``.
 - :func:`scrub` copies a JSON-able structure with every string (keys too) stripped and redacted,
   for what is written as JSON.
 - :func:`escape_tags` neutralises the protocol tags, chat-template tokens and the extraction
@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from tui_agent import tokens
-from tui_agent.redaction import REDACTED, Finding, find_secrets, redact, secret_values
+from tui_agent.model import tokens
+from tui_agent.safety.redaction import REDACTED, Finding, find_secrets, redact, redactor, secret_values
 
 __all__ = [
     "REDACTED", "Finding", "cap_tokens", "clean_observation", "cut_note", "escape_tags", "find_secrets",
@@ -100,10 +100,11 @@ def scrub(obj: Any, environ: Mapping[str, str] | None = None, *, terminal: bool 
     returned as they are. Two keys that become equal after scrubbing keep the later value.
     """
     clean = terminal_safe if terminal else strip_controls if controls else None
+    redact_text = redactor(environ)  # the environment's secret values read once, not per string
 
     def walk(value: Any) -> Any:
         if isinstance(value, str):
-            return redact(clean(value) if clean else value, environ)
+            return redact_text(clean(value) if clean else value)
         if isinstance(value, dict):
             return {walk(k): walk(v) for k, v in value.items()}
         if isinstance(value, list):

@@ -1,7 +1,7 @@
 """The citation check of an answer (``sessions verify``, ``eval --verify``, the TUI's key).
 
 Up to ``verify_sample`` claims of the answer (its sentences that cite sources, see
-:mod:`tui_agent.session.claims`) are each checked by one model call against the text the session
+:mod:`tui_agent.verify.claims`) are each checked by one model call against the text the session
 recorded for the sources they cite. The verifier answers one JSON object
 ``{"verdict": "supported" | "unsupported" | "unclear", "evidence": "a short quote"}``; a reply
 that is not such an object is asked for once more, then counts as unclear. A claim whose sources
@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tui_agent import tokens
+from tui_agent.model import tokens
 from tui_agent.config import Settings
-from tui_agent.hygiene import redact, strip_controls
-from tui_agent.jsonreply import json_object
-from tui_agent.session.claims import Claim, all_claims, claims_of, source_texts, spread
+from tui_agent.safety.hygiene import redact, strip_controls
+from tui_agent.model.jsonreply import json_object
+from tui_agent.verify.claims import Claim, all_claims, claims_of, source_texts, spread
 from tui_agent.session.events import (
     ClaimChecked, Event, Purpose, Verdict, VerificationEnded, VerificationStarted,
 )
@@ -143,7 +143,7 @@ async def run_check(store: Any, session_id: str, settings: Settings, *, sample: 
     if not model:
         raise VerifyError("no model to check with: give --verify-model or --model")
     if llm is None:
-        from tui_agent.llm import LLM
+        from tui_agent.model.llm import LLM
 
         llm = LLM(settings)
     found = all_claims(state)
@@ -227,7 +227,7 @@ class _Checker:
 
     async def _ask(self, messages: list[dict[str, str]]) -> tuple[Verdict, str, str]:
         """(verdict, evidence, why unclear) from at most ATTEMPTS model calls."""
-        from tui_agent.llm import ModelError
+        from tui_agent.model.llm import ModelError
 
         async with self._slots:
             for attempt in range(1, ATTEMPTS + 1):

@@ -9,16 +9,16 @@ are idempotent: redacting twice gives the same text.
 
 Detectors (each a linear scan anchored on a cheap literal or keyword):
 
-- formats from :mod:`tui_agent.secret_rules` (one alternation) and the maintained rule sets of
-  gitleaks and Nosey Parker (:mod:`tui_agent.rule_sets`; ``kind`` is the rule id, such as
+- formats from :mod:`tui_agent.safety.secret_rules` (one alternation) and the maintained rule sets of
+  gitleaks and Nosey Parker (:mod:`tui_agent.safety.rule_sets`; ``kind`` is the rule id, such as
   ``noseyparker:np.dockerhub.1``);
 - PEM private key blocks, whole, whatever their length (``-----BEGIN … PRIVATE KEY-----`` to
   its END line);
 - credentials in URLs (``scheme://user:password@host``: the password);
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
-- assignments whose name says secret (:mod:`tui_agent.assignments`), Kubernetes Secret data;
+- assignments whose name says secret (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
 - values of environment variables whose names say secret, when the value looks like a secret
-  (:func:`tui_agent.assignments.looks_random`), and their URL-encoded form.
+  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 from urllib.parse import quote
 
-from tui_agent import rule_sets, secret_rules
-from tui_agent.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
+from tui_agent.safety import rule_sets, secret_rules
+from tui_agent.safety.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
 
 REDACTED = "[REDACTED]"
 
@@ -188,7 +188,7 @@ def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Values of secret-named variables that look like secrets, longest first.
 
     A value is used only when it is at least MIN_ENV_SECRET_LENGTH long and random enough
-    (:func:`tui_agent.assignments.looks_random`): ``ollama``, ``x``, ``none``, ``test-key``,
+    (:func:`tui_agent.safety.assignments.looks_random`): ``ollama``, ``x``, ``none``, ``test-key``,
     ``true``, numbers, paths and URLs without credentials are never masks. For ``os.environ`` the
     result is memoised until the environment changes.
     """
@@ -236,8 +236,8 @@ def _env_pattern(values: tuple[str, ...]) -> re.Pattern[str] | None:
     return pattern
 
 
-def _env_spans(text: str, environ: Mapping[str, str] | None) -> Iterator[Finding]:
-    pattern = _env_pattern(secret_values(environ))
+def _env_spans(text: str, values: tuple[str, ...]) -> Iterator[Finding]:
+    pattern = _env_pattern(values)
     if pattern is not None:
         for m in pattern.finditer(text):
             yield Finding(m.start(), m.end(), "environment")
@@ -246,15 +246,32 @@ def _env_spans(text: str, environ: Mapping[str, str] | None) -> Iterator[Finding
 # --- the pass ---------------------------------------------------------------------------------
 
 
+def warm_up() -> None:
+    """Compile the rule sets now (about a second, once per process) instead of at the first
+    redaction; :func:`start_warm_up` does it in a background thread."""
+    rule_sets.compiled()
+    secret_rules.scan("warm up")
+
+
+def start_warm_up() -> threading.Thread:
+    """Start :func:`warm_up` in a daemon thread (front ends call this at start-up, so the first
+    event written, on the UI's path, does not wait for the compile)."""
+    thread = threading.Thread(target=warm_up, name="redaction-rules", daemon=True)
+    thread.start()
+    return thread
+
+
 def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Finding]:
     """Every secret span in ``text`` (possibly overlapping), in no particular order.
 
     ``environ`` defaults to ``os.environ``; pass ``{}`` to ignore the environment.
     """
-    if not text:
-        return []
+    return _find(text, secret_values(environ)) if text else []
+
+
+def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
     findings: list[Finding] = []
-    findings.extend(_env_spans(text, environ))
+    findings.extend(_env_spans(text, values))
     findings.extend(_pem_spans(text))
     findings.extend(_format_spans(text))
     findings.extend(_url_spans(text))
@@ -264,9 +281,59 @@ def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Fi
     return findings
 
 
+MEMO_MAX_TEXT = 65_536
+"""Texts up to this many characters are remembered with their redaction (the store redacts the
+same field names, tool names, arguments and ids in event after event)."""
+MEMO_CHARS = 4_000_000
+"""The remembered texts hold at most this many characters; the oldest are forgotten first."""
+
+_memo_lock = threading.Lock()
+_memo: tuple[tuple[str, ...] | None, dict[str, str]] = (None, {})  # (secret values, text → redacted)
+_memo_size = 0
+
+
 def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """Replace every secret in ``text`` with ``[REDACTED]`` (overlapping spans are merged)."""
-    findings = find_secrets(text, environ)
+    """Replace every secret in ``text`` with ``[REDACTED]`` (overlapping spans are merged).
+
+    The result depends only on the text and the environment's secret values
+    (:func:`secret_values`), so it is remembered for texts up to MEMO_MAX_TEXT characters while
+    those values stay the same: a text seen again costs one dictionary lookup.
+    """
+    return _remembered(text, secret_values(environ)) if text else text
+
+
+def redactor(environ: Mapping[str, str] | None = None) -> Callable[[str], str]:
+    """:func:`redact` with the environment's secret values read once, for many texts at a time."""
+    values = secret_values(environ)
+    return lambda text: _remembered(text, values) if text else text
+
+
+def _remembered(text: str, values: tuple[str, ...]) -> str:
+    global _memo, _memo_size
+    if len(text) > MEMO_MAX_TEXT:
+        return _redact(text, values)
+    memo_values, memo = _memo
+    if values is not memo_values and values != memo_values:
+        memo = {}  # other secret values: what was remembered no longer holds
+        with _memo_lock:
+            _memo, _memo_size = (values, memo), 0
+    found = memo.get(text)
+    if found is not None:
+        return found
+    result = _redact(text, values)
+    with _memo_lock:
+        if _memo[1] is memo and text not in memo:
+            memo[text] = result
+            _memo_size += len(text)
+            while _memo_size > MEMO_CHARS:
+                oldest = next(iter(memo))
+                del memo[oldest]
+                _memo_size -= len(oldest)
+    return result
+
+
+def _redact(text: str, values: tuple[str, ...]) -> str:
+    findings = _find(text, values)
     if not findings:
         return text
     spans = sorted((f.start, f.end) for f in findings if f.end > f.start)

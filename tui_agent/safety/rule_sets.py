@@ -37,7 +37,7 @@ from typing import Iterator
 import re2
 import yaml
 
-from tui_agent.assignments import is_placeholder
+from tui_agent.safety.assignments import is_placeholder
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
 
@@ -45,10 +45,10 @@ DATA_DIR = "secret_rule_data"
 """The vendored rule files, package data of tui_agent."""
 EXCLUDED_RULES = frozenset({
     # gitleaks' catch-all keyword rule: any value next to "key", "token", "secret", … (assignments
-    # are handled with code-aware checks in tui_agent.assignments instead).
+    # are handled with code-aware checks in tui_agent.safety.assignments instead).
     "gitleaks:generic-api-key",
     # Nosey Parker's generic rules: keyword + value shapes that mask code (serializer=SERIALIZER)
-    # and are covered by tui_agent.assignments.
+    # and are covered by tui_agent.safety.assignments.
     *(f"noseyparker:np.generic.{i}" for i in range(1, 17)),
     # Not secrets to mask in a research assistant's text: the basic-auth rule of a URL is in
     # redaction.py (keeps scheme, user and host); PEM blocks likewise (whole block, any length).
@@ -101,7 +101,7 @@ def _read(name: str) -> str:
 
 
 def _data():
-    return resources.files("tui_agent").joinpath(DATA_DIR)
+    return resources.files("tui_agent.safety").joinpath(DATA_DIR)
 
 
 def _gitleaks_rules(name: str, source: str) -> tuple[list[Rule], tuple[str, ...], tuple[str, ...]]:

@@ -1,0 +1,1 @@
+"""What keeps secrets and forged tags out: hygiene (controls, escaping), redaction, its rules and rule sets."""
