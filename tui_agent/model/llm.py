@@ -13,18 +13,17 @@ errors take the full backoff (a server restarting mid-run), like 429, 5xx and ti
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import errno
 import os
 import random
-import socket
-import time
-from typing import Any, Awaitable, Callable, Iterator
+from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit
 
 from tui_agent.config import Settings
 # The call's types live in tui_agent.model (the seam); imported from here too.
 from tui_agent.model.types import ModelError, Reply, RetryInfo  # noqa: F401
+from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause and the kinds are the adapter's API
+    REFUSED, UNRESOLVED, _request_url, _retry_after, classify, unreachable_cause,
+)
 from tui_agent.model.retrying import backoff_delay
 
 _litellm = None
@@ -35,14 +34,6 @@ FIRST_CALL_ATTEMPTS = 2
 """Attempts of a call that finds nothing at the endpoint before any call has succeeded."""
 FIRST_CALL_RETRY_S = 1.0
 """The pause between those attempts: a server that is just starting gets a second chance."""
-CAUSE_CHAIN_LIMIT = 32
-"""How deep the __cause__/__context__ chain of a model error is searched for the network error."""
-REFUSED = "connection refused"
-UNRESOLVED = "host name does not resolve"
-_DNS_TEXT = ("name or service not known", "nodename nor servname", "temporary failure in name resolution",
-             "no address associated with hostname", "getaddrinfo failed", "could not resolve host",
-             "failed to resolve", "name resolution")
-_REFUSED_TEXT = ("connection refused", "actively refused", "econnrefused")
 
 
 def prepare_environment() -> None:
@@ -108,118 +99,6 @@ def router_for(path: str) -> Any:
         settings = {k: v for k, v in config["router_settings"].items() if k not in ("num_retries", "retry_policy")}
         router = _routers[path] = litellm().Router(model_list=config["model_list"], num_retries=0, **settings)
     return router
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    headers = None
-    for attr in ("litellm_response_headers", "headers"):
-        h = getattr(exc, attr, None)
-        if h:
-            headers = h
-            break
-    if headers is None:
-        resp = getattr(exc, "response", None)
-        headers = getattr(resp, "headers", None)
-    if not headers:
-        return None
-    try:
-        value = headers.get("retry-after") or headers.get("Retry-After")
-    except Exception:
-        return None
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
-
-
-def classify(exc: BaseException) -> tuple[bool, str, str, int | None]:
-    """(retryable, kind, plain message, status) for an exception from a model call."""
-    lt = litellm()
-    e = lt.exceptions
-    status = getattr(exc, "status_code", None)
-    text = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-    if isinstance(exc, e.ContextWindowExceededError):
-        return False, "context", f"the prompt is longer than the model's context window ({text})", status
-    if isinstance(exc, e.AuthenticationError) or status == 401:
-        return False, "auth", f"the provider rejected the API key (401): check the key for this model ({text})", 401
-    if isinstance(exc, e.PermissionDeniedError) or status == 403:
-        return False, "auth", f"the provider denied access (403) ({text})", 403
-    if isinstance(exc, e.NotFoundError) or status == 404:
-        return False, "not_found", f"unknown model or endpoint (404): check --model and --api-base ({text})", 404
-    if isinstance(exc, e.BadRequestError) or status in (400, 422):
-        low = text.lower()
-        if "context" in low and ("length" in low or "window" in low or "too long" in low):
-            return False, "context", f"the prompt is longer than the model's context window ({text})", status
-        if "model" in low and ("not exist" in low or "not found" in low or "unknown" in low or "provider" in low):
-            return False, "not_found", f"unknown model: {text}", status
-        return False, "bad_request", f"the provider refused the request ({status or 400}): {text}", status
-    if isinstance(exc, e.RateLimitError) or status == 429:
-        return True, "rate_limit", "rate limited (429)", 429
-    if isinstance(exc, (e.Timeout, asyncio.TimeoutError, TimeoutError)):
-        return True, "timeout", "the model request timed out", status
-    if isinstance(exc, (e.ServiceUnavailableError,)) or status == 503:
-        return True, "server_down", "the model server is unavailable (503)", 503
-    if isinstance(exc, (e.InternalServerError, e.BadGatewayError, e.APIConnectionError)) or (status and status >= 500):
-        low = text.lower()
-        if "connect" in low or "refused" in low:
-            return True, "server_down", "cannot connect to the model server", status
-        return True, "server_down", f"the model server failed ({status or 'connection error'})", status
-    if isinstance(exc, e.APIError):
-        return True, "server_down", f"the model server failed: {text}", status
-    import httpx
-
-    if isinstance(exc, (httpx.TransportError, ConnectionError, OSError)):
-        return True, "server_down", f"connection to the model server dropped ({type(exc).__name__})", status
-    return False, "bad_request", f"model call failed: {type(exc).__name__}: {text}", status
-
-
-def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and its causes, outermost first (litellm wraps openai wraps httpx wraps OSError)."""
-    seen: set[int] = set()
-    cur: BaseException | None = exc
-    while cur is not None and id(cur) not in seen and len(seen) < CAUSE_CHAIN_LIMIT:
-        seen.add(id(cur))
-        yield cur
-        cur = cur.__cause__ or cur.__context__
-
-
-def unreachable_cause(exc: BaseException) -> str | None:
-    """REFUSED or UNRESOLVED when ``exc`` means nothing answered at the endpoint, else None.
-
-    litellm reports both as InternalServerError/APIConnectionError ("Connection error."), so the
-    cause chain is searched: the socket error first, then (only below a connection error, so a
-    proxy's 502 that merely mentions a refused upstream does not count) the messages."""
-    chain = list(_chain(exc))
-    for e in chain:
-        if isinstance(e, socket.gaierror) or type(e).__name__ == "ClientConnectorDNSError":
-            return UNRESOLVED
-        if isinstance(e, ConnectionRefusedError) or (isinstance(e, OSError) and e.errno == errno.ECONNREFUSED):
-            return REFUSED
-    if not any("connect" in type(e).__name__.lower() for e in chain):
-        return None
-    text = " ".join(str(e) for e in chain).lower()
-    if any(t in text for t in _DNS_TEXT):
-        return UNRESOLVED
-    if any(t in text for t in _REFUSED_TEXT):
-        return REFUSED
-    return None
-
-
-def _request_url(exc: BaseException) -> str | None:
-    """The URL of the request that failed, from the innermost error that carries one (the outer
-    litellm wrappers carry placeholder URLs)."""
-    url = None
-    for e in _chain(exc):
-        try:
-            found = getattr(getattr(e, "request", None), "url", None)
-        except Exception:  # noqa: BLE001 - httpx raises RuntimeError when no request is attached
-            found = None
-        if found:
-            url = str(found)
-    return url
 
 
 class LLM:
