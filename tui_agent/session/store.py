@@ -50,6 +50,10 @@ def _redacted(value: Any) -> Any:
     return hygiene.scrub(value, controls=False)
 
 
+# The session row of a run that ended: its status, termination and the run's own counters.
+_ENDED_SQL = ("UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, owner=NULL "
+              "WHERE id=?")
+
 class Store:
     """The session database of one data directory. ``read_only``: never write (the commands that
     only read); sessions whose owner is gone are then shown interrupted without being marked."""
@@ -252,12 +256,8 @@ class Store:
             case RunEnded(result=result, termination=termination):
                 result = result or {}
                 status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
-                self.conn.execute(
-                    "UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, "
-                    "owner=NULL WHERE id=?",
-                    (event.ts, status, termination, result.get("cost_usd"), result.get("tool_calls") or 0,
-                     result.get("total_tokens") or 0, sid),
-                )
+                self.conn.execute(_ENDED_SQL, (event.ts, status, termination, result.get("cost_usd"),
+                                               result.get("tool_calls") or 0, result.get("total_tokens") or 0, sid))
             case RunStarted():
                 self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
                                   (event.ts, SessionStatus.RUNNING, self.owner, sid))
