@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from tui_agent.widgets.approval_bar import ActionPane, ArgumentEditor
     from tui_agent.widgets.step_list import StepList
 
-# How often a streamed answer re-renders its Markdown while it arrives (seconds).
-ANSWER_STREAM_RENDER_S = 0.25
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
@@ -58,7 +56,7 @@ class MainScreen(MainActions, Screen):
         self.session: SessionState = new_state(session_id, question or "", model)
         self.view_step: int | None = None  # None: follow the live step
         self._shown_thought_step: int | None = None
-        self._answer_timer = None
+        self._live_answer_step: int | None = None  # the step whose answer streams into the pane
         self._pending: Any = None
         self.ready = asyncio.Event()
         self.first_frame_at: float | None = None
@@ -144,6 +142,7 @@ class MainScreen(MainActions, Screen):
         self.session = session
         self.view_step = None
         self._shown_thought_step = None
+        self._live_answer_step = None
         self._pending = None
         self._running_since = {}
         if not self.ready.is_set():
@@ -198,18 +197,19 @@ class MainScreen(MainActions, Screen):
                 self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"),
                                                   shown(rec.live_call)))
             elif kind == ANSWER:
-                self._schedule_answer_render()
+                self._stream_answer(step, text)
 
-    def _schedule_answer_render(self) -> None:
-        if self._answer_timer is None:
-            self._answer_timer = self.set_timer(ANSWER_STREAM_RENDER_S, self._render_live_answer)
-
-    def _render_live_answer(self) -> None:
-        self._answer_timer = None
-        rec = self.session.latest_step
-        if rec is None or self.session.answer is not None:
+    def _stream_answer(self, step: int, text: str) -> None:
+        """A streamed answer is appended to the pane (never re-rendered whole); the first piece
+        of a step's answer, or the first after the pane showed something else, shows it all so far."""
+        if self.session.answer is not None:
             return
+        if self._live_answer_step == step:
+            self.query_one("#answer", MarkdownPane).append(shown(text))
+            return
+        rec = self.session.step_state(step)
         self._show_answer(shown(rec.live_answer), "Answer (arriving…)")
+        self._live_answer_step = step if self.view_step is None else None
 
     # -- events -------------------------------------------------------------------------------------
     def show_event(self, e: Event) -> None:
@@ -218,6 +218,8 @@ class MainScreen(MainActions, Screen):
             return
         kind = e.type
         live = self.view_step is None
+        if kind in ("model_call_started", "retry"):
+            self._live_answer_step = None  # the call streams (again) from the start
         if kind in ("run_started", "run_ended", "forced_answer", "model_call_started", "decision",
                     "approval_requested", "approval_mode_changed"):
             self.update_header()
@@ -351,6 +353,7 @@ class MainScreen(MainActions, Screen):
         pane.show(action_content(rec, self.session.forced_reason))
 
     def _show_observation(self, step: int | None) -> None:
+        self._live_answer_step = None
         self.query_one("#lower", ContentSwitcher).current = "observation"
         self.set_class(False, "-answer")
         pane = self.query_one("#observation", MarkdownPane)
@@ -386,6 +389,7 @@ class MainScreen(MainActions, Screen):
     def _show_answer(self, markdown: str, title: str) -> None:
         if self.view_step is not None:
             return
+        self._live_answer_step = None
         pane = self.query_one("#answer", MarkdownPane)
         pane.border_title = title
         pane.set_markdown(markdown, top=True)

@@ -4,11 +4,17 @@
 line of text when more arrives, so appending is proportional to the new text, not to all of it.
 It follows new text only when the view is already at the bottom.
 
-The Markdown panes are replaced (not appended to); replacements are debounced so moving
-quickly through steps renders only the step the user stops at.
+The Markdown panes are replaced as a whole when the step shown changes; replacements are
+debounced so moving quickly through steps renders only the step the user stops at. A streamed
+answer is appended instead (``MarkdownPane.append``): Textual's ``Markdown.append`` re-parses only
+from the last block on, so a batch costs what it adds, not the whole answer; batches that arrive
+while one is being added are joined (as ``MarkdownStream`` does), and the view follows the new
+text only when it is already at the bottom.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -184,6 +190,9 @@ class MarkdownPane(VerticalScroll):
         super().__init__(**kw)
         self._text = text
         self._timer = None
+        self._pending: list[str] = []  # appended text not yet handed to the Markdown widget
+        self._writer: asyncio.Task | None = None
+        self._generation = 0  # bumped by every replacement: an append under way is then void
 
     @property
     def text(self) -> str:
@@ -198,6 +207,8 @@ class MarkdownPane(VerticalScroll):
         if text == self._text:
             return
         self._text = text
+        self._pending.clear()
+        self._generation += 1
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(MARKDOWN_DEBOUNCE_S, lambda: self._render_now(top))
@@ -209,3 +220,34 @@ class MarkdownPane(VerticalScroll):
         self.query_one(Markdown).update(self._text)
         if top:
             self.scroll_home(animate=False)
+
+    def append(self, text: str) -> None:
+        """Add ``text`` at the end of the document, without re-rendering what is already there.
+        Never waits: the Markdown widget takes the text in a task of its own."""
+        if not text:
+            return
+        self._text += text
+        if self._timer is not None:
+            return  # a replacement is due and renders ``_text``, this text included
+        self._pending.append(text)
+        if self._writer is None:
+            self._writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        from textual.css.query import NoMatches
+        from textual.widgets import Markdown
+
+        try:
+            markdown = self.query_one(Markdown)
+            while self._pending:
+                generation = self._generation
+                text = "".join(self._pending)
+                self._pending.clear()
+                follow = self.is_vertical_scroll_end
+                await markdown.append(text)
+                if generation == self._generation and follow:
+                    self.scroll_end(animate=False)
+        except NoMatches:  # the pane is gone (the app is closing)
+            pass
+        finally:
+            self._writer = None
