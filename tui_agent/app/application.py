@@ -37,10 +37,15 @@ from tui_agent.app.bridge import (
 )
 from tui_agent.app.breakpoints import Breakpoints
 from tui_agent.app.model_flow import ModelFlow
+from tui_agent.app.phases import Phase, warm_up
 from tui_agent.cli.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
 from tui_agent.session import fold
+from tui_agent.session.events import (
+    AnswerEvent, Decision, Event, ModelCallEnded, ModelCallStarted, Notice, Retry, RunEnded, RunStarted, Termination,
+    ToolProgress,
+)
 from tui_agent.session.fold import SessionState, Status
 from tui_agent.widgets.token_gauge import GaugeFigures
 
@@ -49,16 +54,6 @@ CLOCK_TICK_S = 1.0
 LOADING = "loading model library…"
 # Exit status after a stopping signal, as shells report it (128 + the signal number).
 SIGNAL_EXIT_BASE = 128
-
-
-def warm_up() -> None:
-    """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
-    from tui_agent import llm, runner, tokens  # noqa: F401
-
-    llm.litellm()
-    tokens.encoder()
-    import tui_agent.tools  # noqa: F401
-    import tui_agent.web.net  # noqa: F401
 
 
 class ResearchApp(ModelFlow, Breakpoints, App[int]):
@@ -101,8 +96,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
         self.bridge = EventBridge(self.post_message)
         self.session: SessionState = fold.new_state(self.fixed_session_id, self.question or "", settings.model or "")
-        if resume or (settings.model and self.question):
-            self.session.status = Status.STARTING
+        # What the app does around the fold's status (never written into the session).
+        self.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
         self.research: Any = None  # the current runner.Run
         self.approver: Any = None
         self.pending: Any = None  # the ApprovalRequest waiting for a decision
@@ -186,7 +181,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             self.start_run("", self.settings, resume_id=self.resume)
             return
         if not self.settings.model:
-            self.session.status = Status.STARTING
+            self.phase = Phase.STARTING
             self.starting_note = "looking for a model"
             self.main.update_header()
             self.run_worker(self._detect_model, thread=True, group="setup", exit_on_error=False)
@@ -214,7 +209,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             resume_id = session_id = session.session_id  # a unique prefix was enough
         else:
             session = fold.new_state(session_id, question, settings.model or "")
-        session.status = Status.STARTING
+        self.phase = Phase.STARTING
         self.session = session
         self.question = question or session.question or None
         self.pending = self.paused = self.last_result = self.research = None
@@ -333,12 +328,16 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def status_label(self) -> str:
         s = self.session
         if self.paused is not None:
-            return str(Status.PAUSED)
+            return str(Phase.PAUSED)
+        if self.phase is Phase.FAILED:
+            return str(Phase.FAILED)
         if s.ended is not None:
             return f"ended: {s.ended.termination}"
         if self.pending is not None:
             return str(Status.AWAITING)
-        if s.status in (Status.IDLE, Status.STARTING) and self.starting_note:
+        if self.phase is Phase.STARTING:
+            return self.starting_note or str(Phase.STARTING)
+        if s.status == Status.IDLE and self.starting_note:
             return self.starting_note
         if s.status == Status.AWAITING:  # asked, but the request has not reached the screen yet
             return str(Status.RUNNING)
@@ -355,8 +354,14 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         # A resumed or forked session's stored policy is its last run's: never this run's until it starts.
         return self.session.approval.auto if self._run_begun and not self.session.ended else self.cli_auto
 
+    def run_active(self) -> bool:
+        """A run is starting (the app's phase) or under way (the fold's status)."""
+        if self.phase is Phase.FAILED:
+            return False
+        return self.phase is Phase.STARTING or self.session.active
+
     def retrying(self) -> bool:
-        return self._retrying and self.session.active
+        return self._retrying and self.run_active()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         commands = getattr(screen, "commands", None)
@@ -373,38 +378,41 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
-    def _show_event(self, e: Any) -> None:
-        if e.type == "run_started":
-            self._auto_wanted = None  # the run's policy is in the state from here on
-            self._run_begun = True
-        elif e.type == "retry":
-            self._retrying = True
-            self.notify(f"Retrying in {e.delay_s:.1f} s: {e.reason}" + (" · m changes the model" if e.attempt == 1
-                                                                         else ""), severity="warning", timeout=4)
-        elif e.type in ("model_call_ended", "model_call_started", "run_ended"):
-            self._retrying = False
-        if e.type == "decision" and self.pending is not None and self.pending.call_id == e.call_id:
-            self.pending = None
-            self.main.clear_pending()
+    def _show_event(self, e: Event) -> None:
+        match e:
+            case RunStarted():
+                self.phase = Phase.NONE  # the fold's status says where the run stands from here on
+                self._auto_wanted = None  # the run's policy is in the state from here on
+                self._run_begun = True
+            case Retry():
+                self._retrying = True
+                self.notify(f"Retrying in {e.delay_s:.1f} s: {e.reason}" + (" · m changes the model" if e.attempt == 1
+                                                                             else ""), severity="warning", timeout=4)
+            case ModelCallEnded() | ModelCallStarted() | RunEnded():
+                self._retrying = False
+            case Decision() if self.pending is not None and self.pending.call_id == e.call_id:
+                self.pending = None
+                self.main.clear_pending()
         self.main.show_event(e)
-        if e.type == "notice" and not e.text.startswith("Model error:"):
-            self.notify(e.text, severity={"error": "error", "warning": "warning"}.get(e.level, "information"))
-        elif e.type == "run_ended":
-            self._run_ended(e)
-        if e.type in ("run_started", "model_call_started", "model_call_ended", "run_ended", "tool_progress"):
+        match e:
+            case Notice() if not e.text.startswith("Model error:"):
+                self.notify(e.text, severity={"error": "error", "warning": "warning"}.get(e.level, "information"))
+            case RunEnded():
+                self._run_ended(e)
+        if isinstance(e, (RunStarted, ModelCallStarted, ModelCallEnded, RunEnded, ToolProgress)):
             self._refresh_gauge()
-        if e.type in ("run_started", "answer", "run_ended", "model_call_started", "retry"):
+        if isinstance(e, (RunStarted, AnswerEvent, RunEnded, ModelCallStarted, Retry)):
             self.refresh_bindings()
 
-    def _run_ended(self, e: Any) -> None:
+    def _run_ended(self, e: RunEnded) -> None:
         self.last_result = e.result
         self.pending = None
         if self.paused is not None:
             self._close_paused_inspector()
-        if e.termination == "model_error":
+        if e.termination == Termination.MODEL_ERROR:
             self.notify(f"Model error: {e.message}\nPress m to change the model (or its API key) and run the "
                         "question again.", title="The model could not answer", severity="error", timeout=15)
-        elif e.termination == "answer" or self.session.answer is not None:
+        elif e.termination == Termination.ANSWER or self.session.answer is not None:
             self.notify("The answer is ready: C copies it, W saves it as Markdown.", title=f"Ended: {e.termination}")
         else:
             self.notify(e.message or "The run ended without an answer.", title=f"Ended: {e.termination}",
@@ -430,8 +438,8 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:
-            self.session.status = Status.ENDED
-            self.main.header.state = "ended: error"
+            self.phase = Phase.FAILED
+            self.main.header.state = str(Phase.FAILED)
             self.notify(message.error, title="The run could not start", severity="error", timeout=15)
         self.refresh_bindings()
 
@@ -451,7 +459,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         on = not self.auto_on()
         if self.research is not None and self.session.ended is None:
             self.research.set_auto(on)
-        elif self.session.active:
+        elif self.run_active():
             self._auto_wanted = on  # the engine is still starting: it starts with this
         else:
             self.notify("Auto mode holds for a running session only; a new run asks again unless started with "
@@ -475,12 +483,12 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             return self.elapsed_reader()
         waiting = self.pending is not None or self.paused is not None
         engine = self.research.engine if self.research is not None else None
-        if self.session.active and not waiting and engine is not None and engine._loop is not None:
+        if self.run_active() and not waiting and engine is not None and engine._loop is not None:
             self._elapsed = engine.elapsed()  # a human decision does not count; nothing runs otherwise
         return self._elapsed
 
     def _tick(self) -> None:
-        if self.session.active:
+        if self.run_active():
             self._refresh_gauge()
 
     def _figures(self) -> GaugeFigures:

@@ -30,9 +30,9 @@ class ModelFlow:
             return
         from tui_agent.config import config_path
         from tui_agent.screens.setup import SetupScreen
-        from tui_agent.session.fold import Status
+        from tui_agent.app.phases import Phase
 
-        self.session.status = Status.IDLE
+        self.phase = Phase.NONE
         self.main.update_header()
         self.push_screen(SetupScreen(str(config_path()), self.settings.searxng_url, self.settings.allow_private_urls),
                          self._setup_done)
@@ -74,12 +74,12 @@ class ModelFlow:
 
     def change_model(self) -> None:
         """Pick another model (and key): between runs, or while a call is being retried."""
-        if self.session.active and not self.retrying():
+        if self.run_active() and not self.retrying():
             return
         from tui_agent.screens.setup import ModelScreen
 
         ended = self.session.ended
-        if self.session.active:
+        if self.run_active():
             note = "The model call is being retried. Changing the model stops this run; the question runs again " \
                    "as a new session."
         else:
@@ -90,7 +90,7 @@ class ModelFlow:
     async def _model_changed(self, choice: Any) -> None:
         if choice is None:
             return
-        if self.session.active:
+        if self.run_active():
             await self._stop_run()
         self._apply_model_choice(choice)
         if self.question:
@@ -112,7 +112,7 @@ class ModelFlow:
         self.start_run(question, self.settings)
 
     def new_question(self) -> None:
-        if self.session.active:
+        if self.run_active():
             return
         if not self.settings.model:
             self.change_model()
@@ -131,7 +131,7 @@ class ModelFlow:
 
     def resume_session(self, session_id: str) -> None:
         """Continue a stored, unfinished session here (the browser's resume)."""
-        if self.session.active:
+        if self.run_active():
             self.notify("A run is active: finish it, or quit it, before resuming another session.",
                         severity="warning")
             return
@@ -141,7 +141,7 @@ class ModelFlow:
 
     def fork_session(self, session_id: str, step: int, system_prompt: str | None) -> None:
         """Fork a stored session at ``step`` (optionally with a new system prompt) and run the fork."""
-        if self.session.active:
+        if self.run_active():
             self.notify("A run is active: finish it, or quit it, before forking a session.", severity="warning")
             return
         from tui_agent.session.resume import fork
@@ -167,7 +167,7 @@ class ModelFlow:
                         exit_on_error=False)
 
     async def _verify(self, store: Any, session_id: str) -> None:
-        from tui_agent.app.application import warm_up
+        from tui_agent.app.phases import warm_up
         from tui_agent.session import fold
         from tui_agent.session.events import Verdict
         from tui_agent.session.verify import verify_session
@@ -203,7 +203,7 @@ class ModelFlow:
                     pass
 
     async def quit_asking(self) -> None:
-        if not self.session.active:
+        if not self.run_active():
             self.exit(self.exit_code(), return_code=self.exit_code())
             return
         from tui_agent.screens.confirm import ConfirmScreen

@@ -1,6 +1,6 @@
 """The main screen: header, question, gauge, Thought / Action / Observation / Answer panes and
 the list of calls. It renders the app's folded session state (``session.fold.SessionState``),
-never talks to the engine, and owns its action table (``screens/main_actions.py``).
+never talks to the engine, and owns its action table (``screens/main_keys.py``, actions in ``screens/main_actions.py``).
 
 Rendering is a function of the state, the step being viewed and the pending approval: a resumed
 or forked session (its stored events folded first) looks exactly as a live one would.
@@ -19,11 +19,15 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer
 
 from tui_agent.app.actions import bindings, button
-from tui_agent.screens.main_actions import MAIN_ACTIONS, MainActions
+from tui_agent.screens.main_actions import MainActions
+from tui_agent.screens.main_keys import MAIN_ACTIONS
 from tui_agent.screens.trace_text import (
     NO_CALL, action_content, final_answer, no_answer, observation_markdown, pending_content, running_calls, shown,
 )
-from tui_agent.session.events import Event, Purpose
+from tui_agent.session.events import (
+    ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction, Decision, Event, ForcedAnswer,
+    ModelCallEnded, ModelCallStarted, Observation, Purpose, Retry, RunEnded, RunStarted,
+)
 from tui_agent.session.fold import SessionState, new_state
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part
 from tui_agent.widgets.header import QuestionBar, StatusHeader
@@ -103,7 +107,7 @@ class MainScreen(MainActions, Screen):
         lower.current = "observation"
         approval = [MAIN_ACTIONS[n] for n in ("approve", "edit", "reject", "always")]
         await self.query_one("#right").mount(ActionPane(approval, id="action"), StepList(id="steps"))
-        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.session.active))
+        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.app.run_active()))  # type: ignore[attr-defined]
         await self.mount(Footer(compact=True))
         self.query_one("#observation").border_title = "Observation"
         self.query_one("#answer").border_title = "Answer"
@@ -177,7 +181,7 @@ class MainScreen(MainActions, Screen):
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
         for b in self.query("#submit_now"):
-            b.disabled = not self.session.active
+            b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         self.query_one(TokenGauge).set_figures(figures)
@@ -216,50 +220,55 @@ class MainScreen(MainActions, Screen):
         """Called by the app after its state has folded ``e``."""
         if not self.ready.is_set():
             return
-        kind = e.type
         live = self.view_step is None
-        if kind in ("model_call_started", "retry"):
-            self._live_answer_step = None  # the call streams (again) from the start
-        if kind in ("run_started", "run_ended", "forced_answer", "model_call_started", "decision",
-                    "approval_requested", "approval_mode_changed"):
+        if isinstance(e, (RunStarted, RunEnded, ForcedAnswer, ModelCallStarted, Decision, ApprovalRequested,
+                          ApprovalModeChanged)):
             self.update_header()
-        if kind == "run_started":
-            self.set_question(self.session.question)
-        if kind == "model_call_started" and live:
-            self._show_thought(e.step)
-            self._show_action(e.step)
-        elif kind == "model_call_ended" and (live or self.view_step == e.step):
-            rec = self.session.step_state(e.step)
-            if shown(rec.thought).strip() != self.thought.text.strip():
-                self.thought.set_text(shown(rec.thought))
-                self.thought.scroll_end(animate=False)
-            self._show_action(e.step)
-        elif kind in ("action_proposed", "decision", "observation", "approval_requested"):
-            call = self.session.calls.get(e.call_id)
-            if call is not None:
-                self.steps.upsert(call)
+        match e:
+            case RunStarted():
+                self.set_question(self.session.question)
+            case ModelCallStarted():
+                self._live_answer_step = None  # the call streams from the start
                 if live:
-                    self.steps.show_step(None)
-            if live:
+                    self._show_thought(e.step)
+                    self._show_action(e.step)
+            case ModelCallEnded() if live or self.view_step == e.step:
+                rec = self.session.step_state(e.step)
+                if shown(rec.thought).strip() != self.thought.text.strip():
+                    self.thought.set_text(shown(rec.thought))
+                    self.thought.scroll_end(animate=False)
                 self._show_action(e.step)
-                if kind in ("observation", "action_proposed", "decision"):
-                    self._show_observation(self._observation_step())
-        elif kind == "retry" and live and e.step == self._shown_thought_step:
-            self._show_thought(e.step)  # the retried call streams again from the start
-        elif kind == "correction" and live:
-            self._show_observation(self._observation_step())
-        elif kind == "answer":
-            self._show_final_answer()
-        elif kind == "run_ended":
-            self._pending = None
-            self.action.set_mode("none")
-            if self.session.answer is None:
-                self._show_no_answer()
-            elif live:
+            case ActionProposed() | Decision() | Observation() | ApprovalRequested():
+                self._show_call(e, live)
+            case Retry():
+                self._live_answer_step = None  # the retried call streams again from the start
+                if live and e.step == self._shown_thought_step:
+                    self._show_thought(e.step)
+            case Correction() if live:
+                self._show_observation(self._observation_step())
+            case AnswerEvent():
                 self._show_final_answer()
+            case RunEnded():
+                self._pending = None
+                self.action.set_mode("none")
+                if self.session.answer is None:
+                    self._show_no_answer()
+                elif live:
+                    self._show_final_answer()
+                if live:
+                    latest = self.session.latest_step
+                    self._show_action(latest.number if latest else 0)
+
+    def _show_call(self, e: ActionProposed | Decision | Observation | ApprovalRequested, live: bool) -> None:
+        call = self.session.calls.get(e.call_id)
+        if call is not None:
+            self.steps.upsert(call)
             if live:
-                latest = self.session.latest_step
-                self._show_action(latest.number if latest else 0)
+                self.steps.show_step(None)
+        if live:
+            self._show_action(e.step)
+            if not isinstance(e, ApprovalRequested):
+                self._show_observation(self._observation_step())
 
     # -- approvals -------------------------------------------------------------------------------------
     def show_pending(self, request: Any) -> None:
