@@ -204,16 +204,23 @@ class MainScreen(MainActions, Screen):
                 self._stream_answer(step, text)
 
     def _stream_answer(self, step: int, text: str) -> None:
-        """A streamed answer is appended to the pane (never re-rendered whole); the first piece
-        of a step's answer, or the first after the pane showed something else, shows it all so far."""
+        """A streamed answer is appended to the pane as plain text (never re-rendered whole) and
+        rendered as Markdown once it is complete; the first piece of a step's answer, or the first
+        after the pane showed something else, shows all of it so far."""
         if self.session.answer is not None:
             return
         if self._live_answer_step == step:
             self.query_one("#answer", MarkdownPane).append(shown(text))
             return
+        if self.view_step is not None:
+            return
         rec = self.session.step_state(step)
-        self._show_answer(shown(rec.live_answer), "Answer (arriving…)")
-        self._live_answer_step = step if self.view_step is None else None
+        pane = self.query_one("#answer", MarkdownPane)
+        pane.border_title = "Answer (arriving…)"
+        pane.stream(shown(rec.live_answer))
+        self.query_one("#lower", ContentSwitcher).current = "answer"
+        self.set_class(True, "-answer")
+        self._live_answer_step = step
 
     # -- events -------------------------------------------------------------------------------------
     def show_event(self, e: Event) -> None:

@@ -6,15 +6,11 @@ It follows new text only when the view is already at the bottom.
 
 The Markdown panes are replaced as a whole when the step shown changes; replacements are
 debounced so moving quickly through steps renders only the step the user stops at. A streamed
-answer is appended instead (``MarkdownPane.append``): Textual's ``Markdown.append`` re-parses only
-from the last block on, so a batch costs what it adds, not the whole answer; batches that arrive
-while one is being added are joined (as ``MarkdownStream`` does), and the view follows the new
-text only when it is already at the bottom.
+answer is appended instead (``MarkdownPane.append``), as plain text that grows like the Thought
+pane, and is rendered as Markdown once when it is complete.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -156,9 +152,15 @@ class StreamingText(ScrollView, can_focus=True):
             if follow:
                 self.scroll_end(animate=False)
 
+    def render_lines(self, crop):
+        # The widget's style, worked out once per render: ``rich_style`` walks the ancestors, and
+        # per line it cost more than the lines themselves while a long reply streamed.
+        self._line_style = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
-        style = self.rich_style
+        style = getattr(self, "_line_style", None) or self.rich_style
         index = y + self.scroll_offset.y
         if not self._vis or (len(self._vis) == 1 and not self._vis[0]):
             if y == 0 and self.placeholder:
@@ -179,39 +181,61 @@ class StreamingText(ScrollView, can_focus=True):
 
 
 class MarkdownPane(VerticalScroll):
-    """A scrollable Markdown document whose content is replaced as a whole."""
+    """A scrollable Markdown document whose content is replaced as a whole, or streamed.
+
+    Streamed text (``append``) goes to a ``StreamingText`` shown in the Markdown's place: its
+    cost per batch is the new text, and the screen's widget count stays the same. (Appending to
+    Textual's ``Markdown`` mounts widgets for every block, and each mount lays out the whole
+    screen again: measured, keys then waited up to seconds behind a long answer.) The next
+    ``set_markdown`` (the finished answer) renders it as Markdown once."""
 
     DEFAULT_CSS = """
     MarkdownPane { height: 1fr; }
     MarkdownPane > Markdown { margin: 0; padding: 0 1 0 0; background: transparent; }
+    MarkdownPane > StreamingText { height: 1fr; padding: 0 1 0 1; background: transparent; }
     """
 
     def __init__(self, text: str = "", **kw) -> None:
         super().__init__(**kw)
         self._text = text
         self._timer = None
-        self._pending: list[str] = []  # appended text not yet handed to the Markdown widget
-        self._writer: asyncio.Task | None = None
-        self._generation = 0  # bumped by every replacement: an append under way is then void
 
     @property
     def text(self) -> str:
         return self._text
 
+    @property
+    def streaming(self) -> bool:
+        """Streamed text is shown (plain), not the rendered Markdown."""
+        return self._live().display
+
     def compose(self):
         from textual.widgets import Markdown
 
         yield Markdown(self._text)
+        live = StreamingText()
+        live.display = False
+        yield live
+
+    def _live(self) -> StreamingText:
+        return self.query_one(StreamingText)
 
     def set_markdown(self, text: str, *, top: bool = True) -> None:
-        if text == self._text:
+        if self.streaming:
+            self._show_markdown()
+        elif text == self._text:
             return
         self._text = text
-        self._pending.clear()
-        self._generation += 1
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(MARKDOWN_DEBOUNCE_S, lambda: self._render_now(top))
+
+    def _show_markdown(self) -> None:
+        from textual.widgets import Markdown
+
+        self._live().display = False
+        self._live().set_text("")
+        self.query_one(Markdown).display = True
 
     def _render_now(self, top: bool) -> None:
         self._timer = None
@@ -221,33 +245,28 @@ class MarkdownPane(VerticalScroll):
         if top:
             self.scroll_home(animate=False)
 
-    def append(self, text: str) -> None:
-        """Add ``text`` at the end of the document, without re-rendering what is already there.
-        Never waits: the Markdown widget takes the text in a task of its own."""
-        if not text:
-            return
-        self._text += text
-        if self._timer is not None:
-            return  # a replacement is due and renders ``_text``, this text included
-        self._pending.append(text)
-        if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._write())
-
-    async def _write(self) -> None:
-        from textual.css.query import NoMatches
+    def stream(self, text: str) -> None:
+        """Start a streamed document with ``text`` (the text so far); ``append`` adds to it."""
         from textual.widgets import Markdown
 
-        try:
-            markdown = self.query_one(Markdown)
-            while self._pending:
-                generation = self._generation
-                text = "".join(self._pending)
-                self._pending.clear()
-                follow = self.is_vertical_scroll_end
-                await markdown.append(text)
-                if generation == self._generation and follow:
-                    self.scroll_end(animate=False)
-        except NoMatches:  # the pane is gone (the app is closing)
-            pass
-        finally:
-            self._writer = None
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._text = text
+        self.query_one(Markdown).display = False
+        live = self._live()
+        live.display = True
+        live.set_text(text)
+        self.scroll_home(animate=False)
+        live.scroll_end(animate=False)
+
+    def append(self, text: str) -> None:
+        """Add ``text`` to the streamed document (it follows the new text only when already at
+        the bottom). Never waits, never re-renders what is already there."""
+        if not text:
+            return
+        if not self.streaming:
+            self.stream(self._text + text)
+            return
+        self._text += text
+        self._live().append(text)
