@@ -143,7 +143,19 @@ class StreamingText(ScrollView, can_focus=True):
         self.refresh()
 
     def _fix_virtual_size(self) -> None:
-        self.virtual_size = Size(self._wrap_width, len(self._vis))
+        size = Size(self._wrap_width, len(self._vis))
+        old = self.virtual_size
+        if size == old:
+            return
+        height = self.scrollable_content_region.height
+        if not self.is_mounted or size.width != old.width or (size.height > height) != (old.height > height):
+            self.virtual_size = size  # the scrollbar appears or goes: the screen is laid out again
+            return
+        # Only taller (text streams in): the scrollbar's range changes, nothing else on the screen
+        # moves, so no layout of the whole screen (setting ``virtual_size`` would do one per batch).
+        self.set_reactive(ScrollView.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
     def on_resize(self) -> None:
         if self._width() != self._wrap_width:
