@@ -10,10 +10,15 @@
    auto-mode flag in the header (no other effect on a run in one long model call); measured in tmux (key sent -> flag visible in capture-pane)
    with the real binary, and in process (key posted -> header changed and the screen refreshed).
    The achieved stream rate is shown. Goal: p95 < 50 ms.
+2b. Keypress-to-screen latency while a long Markdown answer streams (500 tokens/s, ~4 tokens a chunk,
+   from the local scripted chat server), side by side in one run with a minimal Textual app whose
+   ``y`` toggles the same flag, both in the same tmux, polled the same way (``--only answer-keys``).
+   Goal: p95 within 1.5x (+10 ms) of the minimal app.
 3. Memory after 100 steps with 8,000-token observations (auto mode, real engine, local model):
    RSS growth over the fresh app (litellm already imported in both). Goal: < 150 MB.
 
-Run: ``.venv/bin/python benchmarks/bench_tui.py [--repeat 5] [--presses 30] [--steps 100] [--skip-tmux]``.
+Run: ``.venv/bin/python benchmarks/bench_tui.py [--repeat 5] [--presses 30] [--steps 100] [--skip-tmux]
+[--only frame|keys|answer-keys|memory]``.
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ needs (done in a thread after the first frame). No Textual here: the app and its
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from tui_agent.session.state import Status
+
+if TYPE_CHECKING:
+    from tui_agent.session.fold import SessionState
 
 
 class Phase(StrEnum):
@@ -23,3 +29,22 @@ def warm_up() -> None:
     tokens.encoder()
     import tui_agent.tools  # noqa: F401
     import tui_agent.web.net  # noqa: F401
+
+
+def status_label(phase: Phase, s: SessionState, *, pending: bool, paused: bool, note: str | None) -> str:
+    """What the header says about the run: the app's phase laid over the fold's status."""
+    if paused:
+        return str(Phase.PAUSED)
+    if phase is Phase.FAILED:
+        return str(Phase.FAILED)
+    if s.ended is not None:
+        return f"ended: {s.ended.termination}"
+    if pending:
+        return str(Status.AWAITING)
+    if phase is Phase.STARTING:
+        return note or str(Phase.STARTING)
+    if s.status == Status.IDLE and note:
+        return note
+    if s.status == Status.AWAITING:  # asked, but the request has not reached the screen yet
+        return str(Status.RUNNING)
+    return str(s.status)

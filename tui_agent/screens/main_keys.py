@@ -4,7 +4,12 @@ main screen's actions both import it without importing each other."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tui_agent.app.actions import UiAction, table
+
+if TYPE_CHECKING:
+    from tui_agent.session.fold import SessionState
 
 MAIN_ACTIONS = table(
     UiAction("approve", "a,enter", "Approve", "Approve tool call", "approve the tool call that waits",
@@ -47,3 +52,31 @@ MAIN_ACTIONS = table(
 )
 
 APPROVAL_ACTIONS = ("approve", "edit", "reject", "always")
+
+
+def available(action: str, mode: str, app: Any, session: SessionState) -> bool:
+    """Whether the main screen's ``action`` applies now (footer, palette, buttons). ``mode`` is the
+    action pane's: pending, edit, reject or none."""
+    if action in APPROVAL_ACTIONS:
+        return mode == "pending"
+    if action == "approve_edit":
+        return mode == "edit"
+    if action == "cancel_input":
+        return mode in ("edit", "reject")
+    if action == "submit_now":
+        return app.run_active() and app.research is not None and app.research.engine is not None
+    if action in ("step_prev", "step_next"):
+        return bool(session.step_numbers)
+    if action in ("copy_answer", "save_answer"):
+        return session.answer is not None
+    if action == "change_model":
+        return not app.run_active() or app.retrying()
+    if action == "new_question":
+        return not app.run_active()
+    if action == "toggle_auto":
+        return app.run_active()  # auto mode belongs to a run
+    if action == "verify":
+        return session.answer is not None and not app.run_active() and not app.verifying
+    if action == "inspect":
+        return session.last_prompt is not None
+    return True
