@@ -10,10 +10,15 @@
    auto-mode flag in the header (no other effect on a run in one long model call); measured in tmux (key sent -> flag visible in capture-pane)
    with the real binary, and in process (key posted -> header changed and the screen refreshed).
    The achieved stream rate is shown. Goal: p95 < 50 ms.
+2b. Keypress-to-screen latency while a long Markdown answer streams (500 tokens/s, ~4 tokens a chunk,
+   from the local scripted chat server), side by side in one run with a minimal Textual app whose
+   ``y`` toggles the same flag, both in the same tmux, polled the same way (``--only answer-keys``).
+   Goal: p95 within 1.5x (+10 ms) of the minimal app.
 3. Memory after 100 steps with 8,000-token observations (auto mode, real engine, local model):
    RSS growth over the fresh app (litellm already imported in both). Goal: < 150 MB.
 
-Run: ``.venv/bin/python benchmarks/bench_tui.py [--repeat 5] [--presses 30] [--steps 100] [--skip-tmux]``.
+Run: ``.venv/bin/python benchmarks/bench_tui.py [--repeat 5] [--presses 30] [--steps 100] [--skip-tmux]
+[--only frame|keys|answer-keys|memory]``.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 PY = sys.executable
-TMUX = "tui-agent-bench"
+TMUX = f"tui-agent-bench-{os.getpid()}"
 
 MINIMAL_APP = """
 from textual.app import App
@@ -232,6 +237,102 @@ def bench_keys_tmux(presses: int, tmp: Path, tokens_per_s: int = TOKENS_PER_S) -
         return samples
 
 
+MINIMAL_KEYS_APP = """
+from textual.app import App
+from textual.widgets import Static
+class MinimalKeys(App):
+    BINDINGS = [("y", "toggle", "toggle")]
+    auto = True
+    def compose(self):
+        yield Static("tui-agent · minimal · answering auto", id="h")
+        yield Static("a minimal Textual app: y toggles the flag above")
+    def action_toggle(self):
+        self.auto = not self.auto
+        self.query_one("#h", Static).update("tui-agent · minimal · answering" + (" auto" if self.auto else ""))
+MinimalKeys().run()
+"""
+
+ANSWER_TOKENS_PER_S = 500
+
+
+def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S):
+    """A long Markdown answer (headings, lists, paragraphs, a table) streamed at ``tokens_per_s``."""
+    from tests.servers import Reply
+
+    section = ("\n\n## Section on bridges and loads\n\nStreaming answers arrive quickly while the developer keeps "
+               "pressing keys, and the **answer pane** must keep up with *every* piece [1].\n\n"
+               "- a first point about suspension bridges\n- a second point about arches [2]\n\n"
+               "| span | material |\n|---|---|\n| 1,991 m | steel |\n\nA closing paragraph of plain text "
+               "that goes on for a while so that wrapping matters as much as structure does.")
+    text = "<answer>" + section * (STREAM_S * tokens_per_s * 4 // len(section) + 1) + "</answer>"
+    chunk = 16  # ~4 tokens per chunk, as a real model streams
+    return Reply(text, chunk_size=chunk, chunk_delay_s=1.0 / (tokens_per_s / (chunk / 4)))
+
+
+def _press_and_poll(presses: int) -> list[float]:
+    """Press ``y`` ``presses`` times; each time poll capture-pane until the header's auto flag flips."""
+    samples = []
+    start_auto = " auto" in capture().splitlines()[0]
+    for i in range(presses):
+        want = (i % 2 == 1) == start_auto
+        t0 = time.perf_counter()
+        tmux("send-keys", "-t", TMUX, "y")
+        while True:
+            screen = capture()
+            header = screen.splitlines()[0] if screen else ""
+            if (" auto" in header) == want:  # capture-pane strips trailing spaces
+                break
+            if time.perf_counter() - t0 > 5:
+                raise TimeoutError(header)
+        samples.append(time.perf_counter() - t0)
+        time.sleep(0.15)
+    return samples
+
+
+def bench_keys_answer_vs_minimal(presses: int, tmp: Path) -> list[tuple[str, str, str, str]]:
+    """Side by side, one run, same tmux, same polling: ``y`` while the real app streams a long
+    Markdown answer from the local scripted chat server, vs a minimal Textual app."""
+    from tests.servers import ChatServer
+
+    tmux("kill-session", "-t", TMUX, check=False)
+    tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
+         f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_KEYS_APP)}; sleep 60")
+    try:
+        deadline = time.time() + 30
+        while "minimal" not in capture():
+            if time.time() > deadline:
+                raise TimeoutError(capture())
+            time.sleep(0.05)
+        time.sleep(0.5)
+        minimal = _press_and_poll(presses)
+    finally:
+        tmux("kill-session", "-t", TMUX, check=False)
+    with ChatServer() as chat:
+        chat.script(stream_answer())
+        tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
+             tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
+        try:
+            deadline = time.time() + 30
+            while "Answer (arriving" not in capture():
+                if time.time() > deadline:
+                    raise TimeoutError(capture())
+                time.sleep(0.05)
+            time.sleep(2.0)  # some of the answer is in already
+            mine = _press_and_poll(presses)
+            header = capture().splitlines()[0]
+            if "answering" not in header:
+                raise RuntimeError(f"the stream ended before the presses did: {header}")
+        finally:
+            tmux("kill-session", "-t", TMUX, check=False)
+    a50, a95, b50, b95 = pct(mine, .5), pct(mine, .95), pct(minimal, .5), pct(minimal, .95)
+    return [
+        (f"key -> screen, long answer streaming ({ANSWER_TOKENS_PER_S} tok/s), tmux, p50",
+         f"{a50 * 1000:.0f} ms", f"{b50 * 1000:.0f} ms", f"{a50 / b50:.2f}x"),
+        ("  same, p95", f"{a95 * 1000:.0f} ms", f"{b95 * 1000:.0f} ms",
+         f"{a95 / b95:.2f}x (goal <= 1.5x + 10 ms: {'met' if a95 <= 1.5 * b95 + 0.010 else 'missed'})"),
+    ]
+
+
 async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]:
     from textual import events
 
@@ -338,7 +439,7 @@ def main() -> int:
     p.add_argument("--presses", type=int, default=30)
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--skip-tmux", action="store_true")
-    p.add_argument("--only", choices=["frame", "keys", "memory"], help="run one part")
+    p.add_argument("--only", choices=["frame", "keys", "answer-keys", "memory"], help="run one part")
     ns = p.parse_args()
     use_tmux = not ns.skip_tmux and shutil.which("tmux") is not None
     tmp = Path(tempfile.mkdtemp(prefix="bench-tui-"))
@@ -360,6 +461,9 @@ def main() -> int:
             samples, rate = asyncio.run(_keys_in_process(ns.presses, tmp))
             rows.append(("key -> refresh while streaming, in process", f"p50 {pct(samples, .5) * 1000:.1f} ms",
                          f"p95 {pct(samples, .95) * 1000:.1f} ms", f"stream {rate:,.0f} tok/s seen by the UI"))
+        if ns.only in (None, "answer-keys") and use_tmux:
+            note("keys in tmux while a long answer streams, vs a minimal Textual app")
+            rows += bench_keys_answer_vs_minimal(ns.presses, tmp)
         if ns.only in (None, "memory"):
             note(f"memory, {ns.steps} steps, TUI")
             base, after, trimmed, calls = asyncio.run(_memory(ns.steps, tmp))

@@ -18,8 +18,6 @@ header are already on screen (the header says "loading model library…" meanwhi
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import gc
 import signal
 import sys
 from functools import partial
@@ -32,39 +30,31 @@ from textual.screen import Screen
 
 from tui_agent.app import themes as theme_files
 from tui_agent.app.bridge import (
-    STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, EngineEvent, EventBridge, RunFinished,
+    STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
     StreamText, resolve,
 )
-from tui_agent.app.breakpoints import Breakpoints
-from tui_agent.app.model_flow import ModelFlow
+from tui_agent.app.flows import Flows
+from tui_agent.app.model_choice import ModelSetup
+from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
+from tui_agent.app.controller import RunController, approve
+from tui_agent.app.run_events import RunEvents
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
 from tui_agent.session import fold
-from tui_agent.session.fold import SessionState, Status
-from tui_agent.widgets.token_gauge import GaugeFigures
+from tui_agent.session.fold import SessionState
+from tui_agent.widgets.token_gauge import GaugeFigures, gauge_figures
 
 # How often the elapsed time on the gauge is refreshed (seconds).
 CLOCK_TICK_S = 1.0
-LOADING = "loading model library…"
 # Exit status after a stopping signal, as shells report it (128 + the signal number).
 SIGNAL_EXIT_BASE = 128
 
 
-def warm_up() -> None:
-    """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
-    from tui_agent.model import llm, tokens  # noqa: F401
-    from tui_agent.safety import redaction
-    from tui_agent.agent import runner  # noqa: F401
+class ResearchApp(App[int]):
+    """The app: its run's control is ``self.control`` (``RunController``), finding or changing the
+    model is ``self.models`` (``ModelSetup``), the flows around runs are ``self.flows``."""
 
-    redaction.start_warm_up()  # the secret rules compile (~1 s) beside litellm's import
-    llm.litellm()
-    tokens.encoder()
-    import tui_agent.tools  # noqa: F401
-    import tui_agent.web.net  # noqa: F401
-
-
-class ResearchApp(ModelFlow, Breakpoints, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "tui-agent"
     BINDINGS = [Binding("ctrl+q", "quit_app", "Quit", show=False, priority=True)]
@@ -104,45 +94,52 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
         self.bridge = EventBridge(self.post_message)
         self.session: SessionState = fold.new_state(self.fixed_session_id, self.question or "", settings.model or "")
-        if resume or (settings.model and self.question):
-            self.session.status = Status.STARTING
-        self.research: Any = None  # the current runner.Run
-        self.approver: Any = None
-        self.pending: Any = None  # the ApprovalRequest waiting for a decision
-        self.paused: BreakpointHit | None = None
+        # What the app does around the fold's status (never written into the session).
+        self.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
+        self.control = RunController(self.post_message, lambda: self.breakpoint)
+        self.flows = Flows(self)
+        self.models = ModelSetup(self, self.flows)
+        self.events = RunEvents(self)
         self.starting_note: str | None = None
         self.last_result: dict[str, Any] | None = None
-        self._retrying = False
         self.verifying = False  # a citation check runs
-        self._pause_next = False
-        self._auto_wanted: bool | None = None  # y pressed before the engine existed
-        self._run_begun = False  # this app's current run has started (its policy is in the state)
-        self._elapsed = 0.0
         self._store_opened = store is not None
         self._theme_ready = False
         self._begun = False
-        self._engine_loop: asyncio.AbstractEventLoop | None = None
-        self._engine_task: asyncio.Task | None = None
         self.interrupted_by: str | None = None
         self.first_frame_litellm: bool | None = None
         self.main: MainScreen | None = None
         self.theme_errors: list[str] = []
         self.theme_errors = theme_files.install(self, self.settings.theme, theme_dirs)
 
+    # -- the run's state, as the screens read it (held by ``self.control``) ---------------------------
+    @property
+    def research(self) -> Any:
+        return self.control.research
+
+    @property
+    def approver(self) -> Any:
+        return self.control.approver
+
+    @property
+    def pending(self) -> Any:
+        return self.control.pending
+
+    @pending.setter
+    def pending(self, request: Any) -> None:
+        self.control.pending = request
+
+    @property
+    def paused(self) -> BreakpointHit | None:
+        return self.control.paused
+
     # -- themes ---------------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(theme_files.APP_VARIABLES)
 
     def _on_theme_changed(self, theme: Any) -> None:
-        if not self._theme_ready or getattr(theme, "name", None) == self.settings.theme:
-            return
-        from tui_agent.config import ConfigError, save_setting
-
-        self.settings.theme = theme.name
-        try:
-            save_setting("theme", theme.name)
-        except (OSError, ConfigError) as exc:
-            self.notify(f"Could not remember the theme: {exc}", severity="warning")
+        if self._theme_ready:
+            self.settings.theme = theme_files.remember(self.settings.theme, theme, self.notify)
 
     # -- start-up ------------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen:
@@ -180,146 +177,49 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
             return
         self._begun = True
         self.main.update_header()
-        self._next_setup_step()
+        self.next_setup_step()
 
-    def _next_setup_step(self) -> None:
+    def next_setup_step(self) -> None:
         """A resumed session brings its own model; else model first (setup screen when none), then
         the question, then the run."""
         if self.resume:
             self.start_run("", self.settings, resume_id=self.resume)
             return
         if not self.settings.model:
-            self.session.status = Status.STARTING
+            self.phase = Phase.STARTING
             self.starting_note = "looking for a model"
             self.main.update_header()
-            self.run_worker(self._detect_model, thread=True, group="setup", exit_on_error=False)
+            self.run_worker(self.models.detect, thread=True, group="setup", exit_on_error=False)
             return
         if not self.question:
-            self._ask_question()
+            self.flows.ask_question()
         else:
             self.start_run(self.question, self.settings)
 
     # -- a run -----------------------------------------------------------------------------------
     def start_run(self, question: str, settings: Settings, *, resume_id: str | None = None) -> None:
         """A new session for ``question``, or the stored session ``resume_id`` continued."""
-        from tui_agent.agent.approval import FutureApprover
-        from tui_agent.session.store import new_session_id
+        self.flows.start_run(question, settings, resume_id=resume_id)
 
-        # Approval policy never carries over: a run starts with the command line's --yes or asks.
-        self.settings = settings = dataclasses.replace(settings, auto_approve=self.cli_auto)
-        session_id = resume_id or self.fixed_session_id or new_session_id()
-        self.fixed_session_id = None
-        self.resume = None
-        if resume_id:
-            session = self._load_session(resume_id)
-            if session is None:
-                return
-            resume_id = session_id = session.session_id  # a unique prefix was enough
-        else:
-            session = fold.new_state(session_id, question, settings.model or "")
-        session.status = Status.STARTING
-        self.session = session
-        self.question = question or session.question or None
-        self.pending = self.paused = self.last_result = self.research = None
-        self._pause_next = self._retrying = self._run_begun = False
-        self._elapsed = session.elapsed_s
-        self.approver = FutureApprover(lambda req: self.post_message(ApprovalAsked(req)))
-        self.main.reset(session)
-        self._refresh_gauge()
-        self.refresh_bindings()
-        self.run_worker(self._drive(question, settings, session_id, resume_id), name="engine", group="run",
-                        exclusive=True, exit_on_error=False)
+    def use_settings(self, settings: Settings) -> None:
+        self.settings = settings  # a resumed session's own settings
 
-    def _load_session(self, session_id: str) -> SessionState | None:
-        from tui_agent.session.resume import ResumeError, load
-
-        from tui_agent.session.store import StoreError
-
-        store = self._open_store(self.settings)
-        try:
-            return load(store, store.resolve_id(session_id)) if store is not None else None
-        except (ResumeError, StoreError) as exc:
-            self.notify(str(exc), title="The session cannot be opened", severity="error", timeout=15)
-            return None
-
-    async def _drive(self, question: str, settings: Settings, session_id: str, resume_id: str | None) -> None:
-        """The engine's worker (an async worker on the app loop). It talks to the UI only by
-        posting messages; the imports that take seconds (litellm) happen in a thread."""
-        self._engine_loop, self._engine_task = asyncio.get_running_loop(), asyncio.current_task()
-        try:
-            self._note(LOADING)
-            await asyncio.to_thread(warm_up)
-            self._note(None)
-            # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
-            # full collections, which otherwise stall the UI for hundreds of milliseconds.
-            gc.freeze()
-            from tui_agent.agent.runner import Run
-
-            store = self._open_store(settings)
-            kwargs = dict(self.run_kwargs)
-            if resume_id:
-                from tui_agent.session.resume import prepare_resume
-
-                # The session's own settings, overridden by what differs from the defaults now.
-                defaults = Settings().summary()
-                flags = {k: v for k, v in settings.summary().items() if v != defaults.get(k)}
-                resumed = prepare_resume(store, resume_id, flags)
-                kwargs.update(resumed.run_kwargs())
-                question, settings = resumed.question, resumed.settings
-                self.settings = settings
-            if self.tools is not None:
-                kwargs["tools"] = self.tools
-            kwargs.setdefault("session_id", session_id)
-            if self.clock is not None:
-                kwargs["clock"] = self.clock  # one injected clock for the panes and the engine's durations
-            run = Run(settings, question, store=store, approver=self.approver, listeners=[self.bridge],
-                      before_call=self._before_call, **kwargs)
-            if self._auto_wanted is not None:
-                run.set_auto(self._auto_wanted)
-            self.research = run
-            result = await run.start()
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - shown to the user, the app stays open
-            self.post_message(RunFinished(None, f"{type(exc).__name__}: {exc}"))
-            return
-        finally:
-            self._engine_task = None
-            self._note(None)
-        self.post_message(RunFinished(result))
-
-    def _note(self, text: str | None) -> None:
+    def note(self, text: str | None) -> None:
         """What the header says while a run starts (posted: safe from the worker)."""
         self.starting_note = text
-        self.call_later(self._update_header)
-
-    def _update_header(self) -> None:
-        if self.main is not None and self.main.is_mounted:
-            self.main.update_header()
-
-    def cancel_engine(self) -> None:
-        """Cancel the running engine (thread-safe); it records the ``cancelled`` termination."""
-        loop, task = self._engine_loop, self._engine_task
-        if loop is not None and task is not None and not loop.is_closed():
-            try:
-                loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # the loop closed meanwhile
-                pass
+        self.call_later(lambda: self.main is not None and self.main.is_mounted and self.main.update_header())
 
     def on_unmount(self) -> None:
-        self.cancel_engine()  # never leave the engine running behind a closed app
+        self.control.cancel_engine()  # never leave the engine running behind a closed app
 
     def _stopped_by(self, name: str) -> None:
         """SIGTERM or SIGHUP (the terminal closed): mark the session interrupted, stop, leave."""
         self.interrupted_by = name
-        if self.research is not None:
-            self.research.interrupt(name)
-        elif self.store is not None and self.session.session_id:
-            self.store.mark_interrupted(self.session.session_id, only_if_running=True)
+        self.control.interrupt(name, self.store, self.session.session_id)
         code = SIGNAL_EXIT_BASE + getattr(signal, name)
         self.exit(code, return_code=code)
 
-    def _open_store(self, settings: Settings) -> Any:
+    def open_store(self, settings: Settings) -> Any:
         if self._store_opened:
             return self.store
         self._store_opened = True
@@ -334,32 +234,20 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
 
     # -- what the header and the footer show ------------------------------------------------------
     def status_label(self) -> str:
-        s = self.session
-        if self.paused is not None:
-            return str(Status.PAUSED)
-        if s.ended is not None:
-            return f"ended: {s.ended.termination}"
-        if self.pending is not None:
-            return str(Status.AWAITING)
-        if s.status in (Status.IDLE, Status.STARTING) and self.starting_note:
-            return self.starting_note
-        if s.status == Status.AWAITING:  # asked, but the request has not reached the screen yet
-            return str(Status.RUNNING)
-        return str(s.status)
+        return status_label(self.phase, self.session, pending=self.pending is not None,
+                            paused=self.paused is not None, note=self.starting_note)
 
     def auto_on(self) -> bool:
-        """Auto mode as it applies now: the run's policy while one runs (the engine's state is ahead of
-        the events still in the queue), else what the run will start with."""
-        decided = self.research.auto_approving() if self.research is not None else None
-        if decided is not None and self.session.ended is None:
-            return decided
-        if self._auto_wanted is not None:
-            return self._auto_wanted
-        # A resumed or forked session's stored policy is its last run's: never this run's until it starts.
-        return self.session.approval.auto if self._run_begun and not self.session.ended else self.cli_auto
+        return self.control.auto_on(self.session, self.cli_auto)
+
+    def run_active(self) -> bool:
+        """A run is starting (the app's phase) or under way (the fold's status)."""
+        if self.phase is Phase.FAILED:
+            return False
+        return self.phase is Phase.STARTING or self.session.active
 
     def retrying(self) -> bool:
-        return self._retrying and self.session.active
+        return self.control.retrying and self.run_active()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         commands = getattr(screen, "commands", None)
@@ -372,50 +260,12 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
         e = message.event
         fold.apply(self.session, e)
         try:
-            self._show_event(e)
+            self.events.show(e)
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
-    def _show_event(self, e: Any) -> None:
-        if e.type == "run_started":
-            self._auto_wanted = None  # the run's policy is in the state from here on
-            self._run_begun = True
-        elif e.type == "retry":
-            self._retrying = True
-            self.notify(f"Retrying in {e.delay_s:.1f} s: {e.reason}" + (" · m changes the model" if e.attempt == 1
-                                                                         else ""), severity="warning", timeout=4)
-        elif e.type in ("model_call_ended", "model_call_started", "run_ended"):
-            self._retrying = False
-        if e.type == "decision" and self.pending is not None and self.pending.call_id == e.call_id:
-            self.pending = None
-            self.main.clear_pending()
-        self.main.show_event(e)
-        if e.type == "notice" and not e.text.startswith("Model error:"):
-            self.notify(e.text, severity={"error": "error", "warning": "warning"}.get(e.level, "information"))
-        elif e.type == "run_ended":
-            self._run_ended(e)
-        if e.type in ("run_started", "model_call_started", "model_call_ended", "run_ended", "tool_progress"):
-            self._refresh_gauge()
-        if e.type in ("run_started", "answer", "run_ended", "model_call_started", "retry"):
-            self.refresh_bindings()
-
-    def _run_ended(self, e: Any) -> None:
-        self.last_result = e.result
-        self.pending = None
-        if self.paused is not None:
-            self._close_paused_inspector()
-        if e.termination == "model_error":
-            self.notify(f"Model error: {e.message}\nPress m to change the model (or its API key) and run the "
-                        "question again.", title="The model could not answer", severity="error", timeout=15)
-        elif e.termination == "answer" or self.session.answer is not None:
-            self.notify("The answer is ready: C copies it, W saves it as Markdown.", title=f"Ended: {e.termination}")
-        else:
-            self.notify(e.message or "The run ended without an answer.", title=f"Ended: {e.termination}",
-                        severity="warning")
-        self._elapsed = float(e.result.get("elapsed_s") or self._elapsed)
-
     def on_stream_text(self, message: StreamText) -> None:
-        self._retrying = False
+        self.control.retrying = False
         before = self.session.status
         pieces = fold.stream(self.session, message.step, message.text, message.reasoning)
         self.main.on_stream(message.step, pieces)
@@ -425,7 +275,7 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         req = message.request
         if self.research is not None and self.research.auto_approving():  # auto came on after the request left
-            resolve(req.future, _approve(req.arguments, auto=True))
+            resolve(req.future, approve(req.arguments, auto=True))
             return
         self.pending = req
         self.main.show_pending(req)
@@ -433,18 +283,31 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:
-            self.session.status = Status.ENDED
-            self.main.header.state = "ended: error"
+            self.phase = Phase.FAILED
+            self.main.header.state = str(Phase.FAILED)
             self.notify(message.error, title="The run could not start", severity="error", timeout=15)
         self.refresh_bindings()
 
     # -- decisions and control (called by the main screen's actions) --------------------------------
+    def on_breakpoint_hit(self, message: BreakpointHit) -> None:
+        self.flows.paused(message)
+
+    def on_breakpoint_released(self, message: BreakpointReleased) -> None:
+        self.flows.close_paused_inspector()
+
+    async def action_quit_app(self) -> None:
+        await self.flows.quit_asking()
+
+    # -- what the session browser calls (``screens/sessions.py``) ---------------------------------
+    def resume_session(self, session_id: str) -> None:
+        self.flows.resume_session(session_id)
+
+    def fork_session(self, session_id: str, step: int, system_prompt: str | None) -> None:
+        self.flows.fork_session(session_id, step, system_prompt)
+
     def decide(self, decision: Any) -> None:
-        req = self.pending
-        if req is None:
+        if not self.control.decide(decision):
             return
-        self.pending = None
-        resolve(req.future, decision)
         self.main.clear_pending()
         self.set_focus(None)
         self.refresh_bindings()
@@ -452,16 +315,12 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def toggle_auto(self) -> None:
         """Auto mode on/off for this run only (the next run, a resume or a fork asks again)."""
         on = not self.auto_on()
-        if self.research is not None and self.session.ended is None:
-            self.research.set_auto(on)
-        elif self.session.active:
-            self._auto_wanted = on  # the engine is still starting: it starts with this
-        else:
+        if not self.control.set_auto(on, self.session, self.run_active()):
             self.notify("Auto mode holds for a running session only; a new run asks again unless started with "
                         "--yes.", severity="warning")
             return
         if on and self.pending is not None:
-            self.decide(_approve(self.pending.arguments, auto=True))
+            self.decide(approve(self.pending.arguments, auto=True))
         self.main.header.auto = on
 
     def submit_now(self) -> None:
@@ -476,34 +335,17 @@ class ResearchApp(ModelFlow, Breakpoints, App[int]):
     def _read_elapsed(self) -> float:
         if self.elapsed_reader is not None:
             return self.elapsed_reader()
-        waiting = self.pending is not None or self.paused is not None
-        engine = self.research.engine if self.research is not None else None
-        if self.session.active and not waiting and engine is not None and engine._loop is not None:
-            self._elapsed = engine.elapsed()  # a human decision does not count; nothing runs otherwise
-        return self._elapsed
+        return self.control.read_elapsed(self.run_active())
 
     def _tick(self) -> None:
-        if self.session.active:
-            self._refresh_gauge()
+        if self.run_active():
+            self.refresh_gauge()
 
     def _figures(self) -> GaugeFigures:
-        s, cfg = self.session, self.settings
-        prompt = s.last_prompt
-        measured = s.steps[prompt.step].prompt_tokens if prompt is not None and prompt.step in s.steps else None
-        return GaugeFigures(
-            prompt_tokens=prompt.prompt_tokens if prompt else 0, threshold=s.threshold, window=s.context_window,
-            measured=measured, calls=s.shown_calls, max_calls=cfg.max_calls, elapsed_s=self._read_elapsed(),
-            max_s=cfg.max_minutes * 60, cost_usd=s.cost_usd, budget_usd=cfg.budget_usd,
-        )
+        return gauge_figures(self.session, self.settings, self._read_elapsed())
 
-    def _refresh_gauge(self) -> None:
+    def refresh_gauge(self) -> None:
         self.main.set_gauge(self._figures())
 
     def exit_code(self) -> int:
         return EXIT_OK if self.session.answer is not None else EXIT_NO_ANSWER
-
-
-def _approve(arguments: Any, **kw: Any) -> Any:
-    from tui_agent.agent.approval import Approve
-
-    return Approve(arguments, **kw)

@@ -15,10 +15,7 @@ from typing import Any, Callable
 
 from textual.message import Message
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from tui_agent.session.events import Event
+from tui_agent.session.events import Event, ModelDelta
 
 # How often buffered stream text is handed to the UI (seconds).
 STREAM_FLUSH_S = 0.05
@@ -104,17 +101,18 @@ class EventBridge:
         self._key: tuple[int, bool] | None = None
 
     def __call__(self, event: Event) -> None:
-        if event.type == "model_delta":
-            key = (event.step, event.reasoning)
-            with self._lock:
-                if self._key is not None and key != self._key:
+        match event:
+            case ModelDelta():
+                key = (event.step, event.reasoning)
+                with self._lock:
+                    if self._key is not None and key != self._key:
+                        self._flush_locked()
+                    self._key = key
+                    self._buf.append(event.text)
+            case _:
+                with self._lock:
                     self._flush_locked()
-                self._key = key
-                self._buf.append(event.text)
-            return
-        with self._lock:
-            self._flush_locked()
-        self.post(EngineEvent(event))
+                self.post(EngineEvent(event))
 
     def flush(self) -> None:
         with self._lock:

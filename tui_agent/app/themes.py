@@ -167,3 +167,17 @@ def install(app: Any, wanted: str | None, dirs: list[Path] | None = None) -> lis
         errors.append(f"theme {wanted!r} cannot be used: {exc}; using {default}")
         app.theme = default
     return errors
+
+
+def remember(current: str, theme: Any, notify: Any) -> str:
+    """The user picked ``theme`` (command palette): save it for the next start; the theme's name."""
+    name = getattr(theme, "name", None)
+    if not name or name == current:
+        return current
+    from tui_agent.config import ConfigError, save_setting
+
+    try:
+        save_setting("theme", name)
+    except (OSError, ConfigError) as exc:
+        notify(f"Could not remember the theme: {exc}", severity="warning")
+    return name

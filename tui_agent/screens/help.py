@@ -11,7 +11,7 @@ from textual.widgets import Markdown
 def help_text() -> str:
     """The help page, made from the screens' action tables (the same ones behind their keys)."""
     from tui_agent.app.actions import help_rows
-    from tui_agent.screens.main_actions import MAIN_ACTIONS
+    from tui_agent.screens.main_keys import MAIN_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
 
     return f"""\

@@ -1,46 +1,47 @@
 """The main screen: header, question, gauge, Thought / Action / Observation / Answer panes and
-the list of calls. It renders the app's folded session state (``session.fold.SessionState``),
-never talks to the engine, and owns its action table (``screens/main_actions.py``).
-
-Rendering is a function of the state, the step being viewed and the pending approval: a resumed
-or forked session (its stored events folded first) looks exactly as a live one would.
+the list of calls. It shows the app's folded session state (``session.fold.SessionState``)
+through its ``TraceView`` (``screens/trace_view.py``), never talks to the engine, and its actions
+come from one table (``screens/main_keys.py``). The actions change the UI and hand decisions to
+the app (``ResearchApp.decide``, ``submit_now``, ``app.flows``, ``app.models``), which resolves
+the futures the engine awaits; they never call into a running engine themselves.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer
 
-from tui_agent.app.actions import bindings, button
-from tui_agent.screens.main_actions import MAIN_ACTIONS, MainActions
-from tui_agent.screens.trace_text import (
-    NO_CALL, action_content, final_answer, no_answer, observation_markdown, pending_content, running_calls, shown,
-)
-from tui_agent.session.events import Event, Purpose
+from tui_agent.app.actions import bindings, button, palette_commands
+from tui_agent.app.controller import approve
+from tui_agent.screens.main_keys import MAIN_ACTIONS, available
+from tui_agent.screens.trace_text import NO_CALL, shown
+from tui_agent.screens.trace_view import TraceView
+from tui_agent.session.events import Event
 from tui_agent.session.fold import SessionState, new_state
-from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part
+from tui_agent.session.live import Part
 from tui_agent.widgets.header import QuestionBar, StatusHeader
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
 from tui_agent.widgets.trace_panes import MarkdownPane, StreamingText
 
 if TYPE_CHECKING:
+    from textual.widgets import Button, Input
+
     from tui_agent.widgets.approval_bar import ActionPane, ArgumentEditor
     from tui_agent.widgets.step_list import StepList
 
-# How often a streamed answer re-renders its Markdown while it arrives (seconds).
-ANSWER_STREAM_RENDER_S = 0.25
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
 
-class MainScreen(MainActions, Screen):
+class MainScreen(Screen):
     AUTO_FOCUS = None
     BINDINGS = bindings(MAIN_ACTIONS.values())
 
@@ -48,18 +49,12 @@ class MainScreen(MainActions, Screen):
                  auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(id="main")
-        self.clock = clock  # when a call was first seen running (injectable: tests move it)
-        self._running_since: dict[str, float] = {}
         self._gauge = gauge
         self._flags = (auto, breakpoint)
         self._question = question
         self._model = model
         self._session_id = session_id
-        self.session: SessionState = new_state(session_id, question or "", model)
-        self.view_step: int | None = None  # None: follow the live step
-        self._shown_thought_step: int | None = None
-        self._answer_timer = None
-        self._pending: Any = None
+        self.view = TraceView(self, new_state(session_id, question or "", model), clock)
         self.ready = asyncio.Event()
         self.first_frame_at: float | None = None
 
@@ -89,7 +84,7 @@ class MainScreen(MainActions, Screen):
         # panes (Markdown, the list of calls, the action pane) are mounted right after it.
         self.call_after_refresh(self._painted)
         self.call_after_refresh(self._mount_panes)
-        self.set_interval(RUNNING_TICK_S, self._tick_running, name="running-clock")
+        self.set_interval(RUNNING_TICK_S, self.view.tick_running, name="running-clock")
 
     def _painted(self) -> None:
         self.first_frame_at = time.perf_counter()
@@ -105,7 +100,7 @@ class MainScreen(MainActions, Screen):
         lower.current = "observation"
         approval = [MAIN_ACTIONS[n] for n in ("approve", "edit", "reject", "always")]
         await self.query_one("#right").mount(ActionPane(approval, id="action"), StepList(id="steps"))
-        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.session.active))
+        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.app.run_active()))  # type: ignore[attr-defined]
         await self.mount(Footer(compact=True))
         self.query_one("#observation").border_title = "Observation"
         self.query_one("#answer").border_title = "Answer"
@@ -138,32 +133,6 @@ class MainScreen(MainActions, Screen):
     def steps(self) -> "StepList":
         return self.query_one("#steps")  # type: ignore[return-value]
 
-    # -- a session ------------------------------------------------------------------------------
-    def reset(self, session: SessionState) -> None:
-        """Show ``session`` from scratch: a new run, or a resumed or forked one with its history."""
-        self.session = session
-        self.view_step = None
-        self._shown_thought_step = None
-        self._pending = None
-        self._running_since = {}
-        if not self.ready.is_set():
-            return  # _mount_panes renders it
-        self.header.model = session.model
-        self.header.session_id = session.session_id
-        self.set_question(session.question)
-        self.thought.set_text("")
-        self.query_one("#observation", MarkdownPane).set_markdown("*No observation yet.*")
-        self.query_one("#answer", MarkdownPane).set_markdown("")
-        self.query_one("#lower", ContentSwitcher).current = "observation"
-        self.set_class(False, "-answer")
-        self.steps.reset()
-        for call in session.calls.values():
-            self.steps.upsert(call)
-        self.action.set_mode("none")
-        self.action.show(Content.styled(NO_CALL, "$text-muted italic"))
-        self.refresh_view()
-        self.update_header()
-
     def set_question(self, question: str | None) -> None:
         self._question = question
         self.query_one(QuestionBar).set_question(shown(question) if question else question)
@@ -178,216 +147,186 @@ class MainScreen(MainActions, Screen):
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
         for b in self.query("#submit_now"):
-            b.disabled = not self.session.active
+            b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         self.query_one(TokenGauge).set_figures(figures)
 
-    # -- streaming --------------------------------------------------------------------------------
-    def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
-        if self.view_step is not None or not self.ready.is_set():
-            return
-        if self._shown_thought_step != step:
-            self._show_thought(step)
-            return  # _show_thought rendered the text so far, these pieces included
-        for kind, text in pieces:
-            if kind == THOUGHT:
-                self.thought.append(shown(text))
-            elif kind == CALL and self._pending is None:
-                rec = self.session.step_state(step)
-                self.action.show(Content.assemble(("Writing a tool call…\n", "italic $text-muted"),
-                                                  shown(rec.live_call)))
-            elif kind == ANSWER:
-                self._schedule_answer_render()
+    # -- the trace panes (``self.view``) ----------------------------------------------------------
+    @property
+    def session(self) -> SessionState:
+        return self.view.session
 
-    def _schedule_answer_render(self) -> None:
-        if self._answer_timer is None:
-            self._answer_timer = self.set_timer(ANSWER_STREAM_RENDER_S, self._render_live_answer)
+    @property
+    def view_step(self) -> int | None:
+        return self.view.view_step
 
-    def _render_live_answer(self) -> None:
-        self._answer_timer = None
-        rec = self.session.latest_step
-        if rec is None or self.session.answer is not None:
-            return
-        self._show_answer(shown(rec.live_answer), "Answer (arriving…)")
+    def reset(self, session: SessionState) -> None:
+        self.view.reset(session)
 
-    # -- events -------------------------------------------------------------------------------------
     def show_event(self, e: Event) -> None:
-        """Called by the app after its state has folded ``e``."""
-        if not self.ready.is_set():
-            return
-        kind = e.type
-        live = self.view_step is None
-        if kind in ("run_started", "run_ended", "forced_answer", "model_call_started", "decision",
-                    "approval_requested", "approval_mode_changed"):
-            self.update_header()
-        if kind == "run_started":
-            self.set_question(self.session.question)
-        if kind == "model_call_started" and live:
-            self._show_thought(e.step)
-            self._show_action(e.step)
-        elif kind == "model_call_ended" and (live or self.view_step == e.step):
-            rec = self.session.step_state(e.step)
-            if shown(rec.thought).strip() != self.thought.text.strip():
-                self.thought.set_text(shown(rec.thought))
-                self.thought.scroll_end(animate=False)
-            self._show_action(e.step)
-        elif kind in ("action_proposed", "decision", "observation", "approval_requested"):
-            call = self.session.calls.get(e.call_id)
-            if call is not None:
-                self.steps.upsert(call)
-                if live:
-                    self.steps.show_step(None)
-            if live:
-                self._show_action(e.step)
-                if kind in ("observation", "action_proposed", "decision"):
-                    self._show_observation(self._observation_step())
-        elif kind == "retry" and live and e.step == self._shown_thought_step:
-            self._show_thought(e.step)  # the retried call streams again from the start
-        elif kind == "correction" and live:
-            self._show_observation(self._observation_step())
-        elif kind == "answer":
-            self._show_final_answer()
-        elif kind == "run_ended":
-            self._pending = None
-            self.action.set_mode("none")
-            if self.session.answer is None:
-                self._show_no_answer()
-            elif live:
-                self._show_final_answer()
-            if live:
-                latest = self.session.latest_step
-                self._show_action(latest.number if latest else 0)
+        self.view.show_event(e)
 
-    # -- approvals -------------------------------------------------------------------------------------
+    def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
+        self.view.on_stream(step, pieces)
+
     def show_pending(self, request: Any) -> None:
-        self._pending = request
-        self.view_step = None
-        call = self.session.calls.get(request.call_id)
-        if call is not None:
-            self.steps.upsert(call)
-        self.refresh_view()
-        self.action.set_mode("pending")
-        self.update_header()
+        self.view.show_pending(request)
 
     def clear_pending(self) -> None:
-        self._pending = None
-        self.action.set_mode("none")
-        latest = self.session.latest_step
-        self._show_action(latest.number if latest else 0)
-        self.update_header()
-
-    # -- steps ------------------------------------------------------------------------------------------
-    def _observation_step(self) -> int | None:
-        for n in reversed(self.session.step_numbers):
-            rec = self.session.steps[n]
-            if rec.calls or rec.corrections:
-                return n
-        return None
-
-    def move(self, delta: int) -> None:
-        numbers = self.session.step_numbers
-        if not numbers:
-            return
-        current = self.view_step if self.view_step is not None else numbers[-1]
-        index = (numbers.index(current) if current in numbers else len(numbers) - 1) + delta
-        if index >= len(numbers) - 1 and delta > 0:
-            self.view_step = None
-        else:
-            self.view_step = numbers[max(0, index)]
-        self.refresh_view()
-
-    def go_to(self, step: int) -> None:
-        numbers = self.session.step_numbers
-        self.view_step = None if not numbers or step == numbers[-1] else step
-        self.refresh_view()
+        self.view.clear_pending()
 
     def refresh_view(self) -> None:
-        latest = self.session.latest_step
-        if latest is None or not self.ready.is_set():
+        self.view.refresh_view()
+
+    # -- actions (keys, palette, buttons: ``MAIN_ACTIONS``) -------------------------------------------
+    ACTIONS = MAIN_ACTIONS
+
+    # -- availability (footer, palette, buttons) ------------------------------------------------
+    def _mode(self) -> str:
+        if not self.ready.is_set() or not self.query("#action"):
+            return "none"
+        mode = self.action.mode()
+        if mode in ("edit", "reject"):
+            return mode
+        return "pending" if self.app.pending is not None else "none"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return available(action, self._mode(), self.app, self.session)
+
+    def commands(self) -> Iterable[Any]:
+        return palette_commands(self, self.ACTIONS.values())
+
+    # -- approvals -------------------------------------------------------------------------------
+    def _typing(self) -> bool:
+        from textual.widgets import Input, TextArea
+
+        return isinstance(self.focused, (Input, TextArea))
+
+    def action_approve(self) -> None:
+        req = self.app.pending
+        if req is not None:
+            self.app.decide(approve(req.arguments))
+
+    def action_always(self) -> None:
+        req = self.app.pending
+        if req is not None:
+            self.app.decide(approve(req.arguments, always=True))
+
+    async def action_edit(self) -> None:
+        req = self.app.pending
+        if req is None:
             return
-        step = self.view_step if self.view_step is not None else latest.number
-        self._show_thought(step)
-        self._show_action(step)
-        if self.view_step is None:
-            self.steps.show_step(None)
-            if self.session.answer is not None:
-                self._show_final_answer()
-            elif self.session.ended is not None:
-                self._show_no_answer()
-            else:
-                self._show_observation(self._observation_step())
-        else:
-            self.steps.show_step(step)
-            self._show_observation(step)
+        await self.action.ensure("edit")
+        self.action.set_mode("edit")
+        self.editor.start(req.tool, req.schema, req.arguments)
+        self.refresh_bindings()
 
-    def _title_suffix(self, step: int | None) -> str:
-        if step is None:
-            return ""
-        numbers = self.session.step_numbers
-        if self.view_step is not None and step in numbers:
-            return f" · step {step} of {numbers[-1]} · history (→ back to live)"
-        return f" · step {step}"
-
-    def _show_thought(self, step: int) -> None:
-        rec = self.session.steps.get(step)
-        self._shown_thought_step = step
-        title = "Thought" + self._title_suffix(step)
-        if rec is not None and rec.purpose == Purpose.FORCED:
-            title += " · forced answer"
-        self.thought.border_title = title
-        self.thought.set_text(shown(rec.shown_thought) if rec else "")
-        if self.view_step is None:
-            self.thought.scroll_end(animate=False)
-
-    def _show_action(self, step: int) -> None:
-        pane = self.action
-        if self._pending is not None:
-            pane.border_title = "Action · waiting for you"
-            pane.show(pending_content(self._pending))
+    def action_approve_edit(self) -> None:
+        req = self.app.pending
+        if req is None:
             return
-        rec = self.session.steps.get(step)
-        pane.border_title = "Action" + self._title_suffix(step if rec else None)
-        pane.show(action_content(rec, self.session.forced_reason))
-
-    def _show_observation(self, step: int | None) -> None:
-        self.query_one("#lower", ContentSwitcher).current = "observation"
-        self.set_class(False, "-answer")
-        pane = self.query_one("#observation", MarkdownPane)
-        pane.border_title = "Observation" + self._title_suffix(step)
-        rec = self.session.steps.get(step) if step is not None else None
-        pane.set_markdown(observation_markdown(rec, self._running_for(rec)) if rec else "*No observation yet.*")
-
-    def _running_for(self, rec: Any) -> dict[str, float]:
-        """Seconds each call of ``rec`` under way has been running (since this screen saw it start)."""
-        if rec is None or self.session.ended is not None:
-            return {}
-        now = self.clock()
-        return {c.call_id: now - self._running_since.setdefault(c.call_id, now) for c in running_calls(rec)}
-
-    def _tick_running(self) -> None:
-        """Keep the elapsed time of a call under way current in the Observation pane."""
-        if not self.ready.is_set() or self.session.ended is not None or self.has_class("-answer"):
+        args, error = self.editor.parsed()
+        if error:
+            self.app.bell()
+            self.editor.validate()
             return
-        step = self.view_step if self.view_step is not None else self._observation_step()
-        rec = self.session.steps.get(step) if step is not None else None
-        if rec is not None and running_calls(rec):
-            self._show_observation(step)
+        self.app.decide(approve(args, edited=args != req.arguments))
 
-    def _show_final_answer(self) -> None:
-        shown_answer = final_answer(self.session)
-        if shown_answer is not None:
-            self._show_answer(*shown_answer)
-
-    def _show_no_answer(self) -> None:
-        if self.session.ended is not None:
-            self._show_answer(*no_answer(self.session.ended))
-
-    def _show_answer(self, markdown: str, title: str) -> None:
-        if self.view_step is not None:
+    async def action_reject(self) -> None:
+        if self.app.pending is None:
             return
-        pane = self.query_one("#answer", MarkdownPane)
-        pane.border_title = title
-        pane.set_markdown(markdown, top=True)
-        self.query_one("#lower", ContentSwitcher).current = "answer"
-        self.set_class(True, "-answer")
+        await self.action.ensure("reject")
+        self.action.set_mode("reject")
+        box = self.query_one("#reject-reason")
+        box.value = ""
+        box.focus()
+        self.refresh_bindings()
+
+    def on_input_submitted(self, event: "Input.Submitted") -> None:
+        if event.input.id == "reject-reason":
+            event.stop()
+            from tui_agent.agent.approval import Reject
+
+            self.app.decide(Reject(event.value.strip() or "rejected by the user"))
+
+    def action_cancel_input(self) -> None:
+        if self._mode() in ("edit", "reject"):
+            self.action.set_mode("pending" if self.app.pending is not None else "none")
+            self.set_focus(None)
+            self.refresh_bindings()
+
+    def on_button_pressed(self, event: "Button.Pressed") -> None:
+        ids = {"approve-edit": "approve_edit", "cancel-edit": "cancel_input"}
+        name = ids.get(event.button.id or "", event.button.id or "")
+        if name in self.ACTIONS:
+            event.stop()
+            self.call_later(self.run_action, name)
+
+    # -- control ---------------------------------------------------------------------------------
+    def action_toggle_auto(self) -> None:
+        self.app.toggle_auto()
+
+    def action_submit_now(self) -> None:
+        if self.check_action("submit_now", ()):
+            self.app.submit_now()
+
+    def action_toggle_breakpoint(self) -> None:
+        self.app.breakpoint = not self.app.breakpoint
+        self.update_header()
+
+    def action_inspect(self) -> None:
+        prompt = self.session.last_prompt
+        if prompt is None:
+            self.notify("No model call yet.")
+            return
+        from tui_agent.screens.inspector import InspectorScreen
+
+        self.app.push_screen(InspectorScreen(prompt.messages, prompt.message_tokens, total=prompt.prompt_tokens,
+                                             threshold=prompt.threshold, window=prompt.context_window,
+                                             step=prompt.step, paused=False, purpose=prompt.purpose))
+
+    def action_step_prev(self) -> None:
+        if self._typing():
+            raise SkipAction()
+        self.view.move(-1)
+
+    def action_step_next(self) -> None:
+        if self._typing():
+            raise SkipAction()
+        self.view.move(+1)
+
+    def on_step_list_step_chosen(self, message: Any) -> None:
+        self.view.go_to(message.step)
+
+    # -- the answer --------------------------------------------------------------------------------
+    def action_copy_answer(self) -> None:
+        from tui_agent.app.files import copy_answer
+
+        copy_answer(self, self.session)
+
+    def action_verify(self) -> None:
+        self.app.flows.verify_answer()
+
+    def action_save_answer(self) -> None:
+        from tui_agent.app.files import save_answer
+
+        save_answer(self, self.session)
+
+    # -- new runs, screens, quitting ------------------------------------------------------------
+    def action_change_model(self) -> None:
+        self.app.models.change()
+
+    def action_new_question(self) -> None:
+        self.app.flows.new_question(self.app.models.change)
+
+    def action_sessions(self) -> None:
+        self.app.flows.open_sessions()
+
+    def action_help(self) -> None:
+        from tui_agent.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        await self.app.flows.quit_asking()

@@ -4,6 +4,7 @@ reserve visible), coloured by fill; beside it model calls, elapsed time and cost
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.content import Content
 from textual.widget import Widget
@@ -123,3 +124,14 @@ class TokenGauge(Widget):
                 parts.append(("  │  ", "$text-muted"))
             parts.append((item, ""))
         return Content.assemble(*parts)
+
+
+def gauge_figures(s: Any, cfg: Any, elapsed_s: float) -> GaugeFigures:
+    """The gauge's figures for session state ``s`` under settings ``cfg``."""
+    prompt = s.last_prompt
+    measured = s.steps[prompt.step].prompt_tokens if prompt is not None and prompt.step in s.steps else None
+    return GaugeFigures(
+        prompt_tokens=prompt.prompt_tokens if prompt else 0, threshold=s.threshold, window=s.context_window,
+        measured=measured, calls=s.shown_calls, max_calls=cfg.max_calls, elapsed_s=elapsed_s,
+        max_s=cfg.max_minutes * 60, cost_usd=s.cost_usd, budget_usd=cfg.budget_usd,
+    )

@@ -4,8 +4,10 @@
 line of text when more arrives, so appending is proportional to the new text, not to all of it.
 It follows new text only when the view is already at the bottom.
 
-The Markdown panes are replaced (not appended to); replacements are debounced so moving
-quickly through steps renders only the step the user stops at.
+The Markdown panes are replaced as a whole when the step shown changes; replacements are
+debounced so moving quickly through steps renders only the step the user stops at. A streamed
+answer is appended instead (``MarkdownPane.append``), as plain text that grows like the Thought
+pane, and is rendered as Markdown once when it is complete.
 """
 
 from __future__ import annotations
@@ -141,7 +143,19 @@ class StreamingText(ScrollView, can_focus=True):
         self.refresh()
 
     def _fix_virtual_size(self) -> None:
-        self.virtual_size = Size(self._wrap_width, len(self._vis))
+        size = Size(self._wrap_width, len(self._vis))
+        old = self.virtual_size
+        if size == old:
+            return
+        height = self.scrollable_content_region.height
+        if not self.is_mounted or size.width != old.width or (size.height > height) != (old.height > height):
+            self.virtual_size = size  # the scrollbar appears or goes: the screen is laid out again
+            return
+        # Only taller (text streams in): the scrollbar's range changes, nothing else on the screen
+        # moves, so no layout of the whole screen (setting ``virtual_size`` would do one per batch).
+        self.set_reactive(ScrollView.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
     def on_resize(self) -> None:
         if self._width() != self._wrap_width:
@@ -150,9 +164,15 @@ class StreamingText(ScrollView, can_focus=True):
             if follow:
                 self.scroll_end(animate=False)
 
+    def render_lines(self, crop):
+        # The widget's style, worked out once per render: ``rich_style`` walks the ancestors, and
+        # per line it cost more than the lines themselves while a long reply streamed.
+        self._line_style = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
-        style = self.rich_style
+        style = getattr(self, "_line_style", None) or self.rich_style
         index = y + self.scroll_offset.y
         if not self._vis or (len(self._vis) == 1 and not self._vis[0]):
             if y == 0 and self.placeholder:
@@ -173,11 +193,18 @@ class StreamingText(ScrollView, can_focus=True):
 
 
 class MarkdownPane(VerticalScroll):
-    """A scrollable Markdown document whose content is replaced as a whole."""
+    """A scrollable Markdown document whose content is replaced as a whole, or streamed.
+
+    Streamed text (``append``) goes to a ``StreamingText`` shown in the Markdown's place: its
+    cost per batch is the new text, and the screen's widget count stays the same. (Appending to
+    Textual's ``Markdown`` mounts widgets for every block, and each mount lays out the whole
+    screen again: measured, keys then waited up to seconds behind a long answer.) The next
+    ``set_markdown`` (the finished answer) renders it as Markdown once."""
 
     DEFAULT_CSS = """
     MarkdownPane { height: 1fr; }
     MarkdownPane > Markdown { margin: 0; padding: 0 1 0 0; background: transparent; }
+    MarkdownPane > StreamingText { height: 1fr; padding: 0 1 0 1; background: transparent; }
     """
 
     def __init__(self, text: str = "", **kw) -> None:
@@ -189,18 +216,38 @@ class MarkdownPane(VerticalScroll):
     def text(self) -> str:
         return self._text
 
+    @property
+    def streaming(self) -> bool:
+        """Streamed text is shown (plain), not the rendered Markdown."""
+        return self._live().display
+
     def compose(self):
         from textual.widgets import Markdown
 
         yield Markdown(self._text)
+        live = StreamingText()
+        live.display = False
+        yield live
+
+    def _live(self) -> StreamingText:
+        return self.query_one(StreamingText)
 
     def set_markdown(self, text: str, *, top: bool = True) -> None:
-        if text == self._text:
+        if self.streaming:
+            self._show_markdown()
+        elif text == self._text:
             return
         self._text = text
         if self._timer is not None:
             self._timer.stop()
         self._timer = self.set_timer(MARKDOWN_DEBOUNCE_S, lambda: self._render_now(top))
+
+    def _show_markdown(self) -> None:
+        from textual.widgets import Markdown
+
+        self._live().display = False
+        self._live().set_text("")
+        self.query_one(Markdown).display = True
 
     def _render_now(self, top: bool) -> None:
         self._timer = None
@@ -209,3 +256,29 @@ class MarkdownPane(VerticalScroll):
         self.query_one(Markdown).update(self._text)
         if top:
             self.scroll_home(animate=False)
+
+    def stream(self, text: str) -> None:
+        """Start a streamed document with ``text`` (the text so far); ``append`` adds to it."""
+        from textual.widgets import Markdown
+
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._text = text
+        self.query_one(Markdown).display = False
+        live = self._live()
+        live.display = True
+        live.set_text(text)
+        self.scroll_home(animate=False)
+        live.scroll_end(animate=False)
+
+    def append(self, text: str) -> None:
+        """Add ``text`` to the streamed document (it follows the new text only when already at
+        the bottom). Never waits, never re-renders what is already there."""
+        if not text:
+            return
+        if not self.streaming:
+            self.stream(self._text + text)
+            return
+        self._text += text
+        self._live().append(text)

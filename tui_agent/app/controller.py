@@ -1,0 +1,185 @@
+"""The app's control of one run: the engine's task, the request waiting for a decision, the
+breakpoint pause, auto mode and the run's elapsed time. Held by ``ResearchApp`` (``app.control``);
+it posts messages and resolves futures, and never touches a widget.
+
+Its inputs are declared: ``post`` (the app's thread-safe ``post_message``) and ``breakpoint_on``
+(whether every model call pauses)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual.message import Message
+
+from tui_agent.app.bridge import BreakpointHit, BreakpointReleased, RunFinished, resolve
+from tui_agent.app.phases import warm_up
+
+if TYPE_CHECKING:
+    from tui_agent.config import Settings
+    from tui_agent.session.fold import SessionState
+
+LOADING = "loading model library…"
+
+
+def approve(arguments: Any, **kw: Any) -> Any:
+    """An approval of a tool call with ``arguments`` (``approval.Approve``, imported when needed)."""
+    from tui_agent.agent.approval import Approve
+
+    return Approve(arguments, **kw)
+
+
+class RunController:
+    """State and control of the current run (one at a time)."""
+
+    def __init__(self, post: Callable[[Message], Any], breakpoint_on: Callable[[], bool]) -> None:
+        self.post = post
+        self.breakpoint_on = breakpoint_on
+        self.research: Any = None  # the current runner.Run
+        self.approver: Any = None
+        self.pending: Any = None  # the ApprovalRequest waiting for a decision
+        self.paused: BreakpointHit | None = None
+        self.retrying = False  # the model call is being retried
+        self.pause_next = False  # the inspector's "one step": pause before the next call too
+        self.auto_wanted: bool | None = None  # y pressed before the engine existed
+        self.begun = False  # the run has started (its approval policy is in the session's state)
+        self.elapsed = 0.0
+        self._engine_loop: asyncio.AbstractEventLoop | None = None
+        self._engine_task: asyncio.Task | None = None
+
+    def reset(self, elapsed: float) -> None:
+        """A new run (or a resumed one, ``elapsed`` seconds in)."""
+        from tui_agent.agent.approval import FutureApprover
+        from tui_agent.app.bridge import ApprovalAsked
+
+        self.pending = self.paused = self.research = None
+        self.pause_next = self.retrying = self.begun = False
+        self.elapsed = elapsed
+        self.approver = FutureApprover(lambda req: self.post(ApprovalAsked(req)))
+
+    # -- the engine's task ---------------------------------------------------------------------
+    async def drive(self, question: str, settings: Settings, resume_id: str | None, *, run_kwargs: dict[str, Any],
+                    listener: Callable[[Any], None], open_store: Callable[[Settings], Any],
+                    note: Callable[[str | None], None], use_settings: Callable[[Settings], None]) -> None:
+        """The engine's worker (an async worker on the app loop). It talks to the UI only by
+        posting messages (``listener`` is the event bridge; ``note`` posts what the header says);
+        the imports that take seconds (litellm) happen in a thread."""
+        self._engine_loop, self._engine_task = asyncio.get_running_loop(), asyncio.current_task()
+        try:
+            note(LOADING)
+            await asyncio.to_thread(warm_up)
+            note(None)
+            # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
+            # full collections, which otherwise stall the UI for hundreds of milliseconds.
+            gc.freeze()
+            from tui_agent.config import Settings
+            from tui_agent.agent.runner import Run
+
+            store = open_store(settings)
+            kwargs = dict(run_kwargs)
+            if resume_id:
+                from tui_agent.session.resume import prepare_resume
+
+                # The session's own settings, overridden by what differs from the defaults now.
+                defaults = Settings().summary()
+                flags = {k: v for k, v in settings.summary().items() if v != defaults.get(k)}
+                resumed = prepare_resume(store, resume_id, flags)
+                kwargs.update(resumed.run_kwargs())
+                question, settings = resumed.question, resumed.settings
+                use_settings(settings)
+            if "tools" in run_kwargs:
+                kwargs["tools"] = run_kwargs["tools"]
+            run = Run(settings, question, store=store, approver=self.approver, listeners=[listener],
+                      before_call=self.before_call, **kwargs)
+            if self.auto_wanted is not None:
+                run.set_auto(self.auto_wanted)
+            self.research = run
+            result = await run.start()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - shown to the user, the app stays open
+            self.post(RunFinished(None, f"{type(exc).__name__}: {exc}"))
+            return
+        finally:
+            self._engine_task = None
+            note(None)
+        self.post(RunFinished(result))
+
+    def cancel_engine(self) -> None:
+        """Cancel the running engine (thread-safe); it records the ``cancelled`` termination."""
+        loop, task = self._engine_loop, self._engine_task
+        if loop is not None and task is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    async def before_call(self, messages: list[dict[str, str]], started: Any) -> list[dict[str, str]] | None:
+        """The engine's breakpoint hook: pause when asked, until the inspector answers."""
+        if not (self.breakpoint_on() or self.pause_next):
+            return None
+        self.pause_next = False
+        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.post(BreakpointHit(messages, started, future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self.post(BreakpointReleased())
+            raise
+
+    def interrupt(self, name: str, store: Any, session_id: str) -> None:
+        """A signal stops the run: the session is marked interrupted (by the run, else in the store)."""
+        if self.research is not None:
+            self.research.interrupt(name)
+        elif store is not None and session_id:
+            store.mark_interrupted(session_id, only_if_running=True)
+
+    # -- decisions ------------------------------------------------------------------------------
+    def decide(self, decision: Any) -> bool:
+        """Resolve the waiting request with ``decision``; False if none waits."""
+        req = self.pending
+        if req is None:
+            return False
+        self.pending = None
+        resolve(req.future, decision)
+        return True
+
+    def release(self, hit: BreakpointHit, messages: Any, step: bool) -> bool:
+        """The inspector answered the pause ``hit``; False if it is no longer the pause."""
+        if self.paused is not hit:
+            return False
+        self.pause_next = step
+        self.paused = None
+        resolve(hit.future, messages)
+        return True
+
+    # -- auto mode ------------------------------------------------------------------------------
+    def auto_on(self, session: SessionState, cli_auto: bool) -> bool:
+        """Auto mode as it applies now: the run's policy while one runs (the engine's state is ahead of
+        the events still in the queue), else what the run will start with."""
+        decided = self.research.auto_approving() if self.research is not None else None
+        if decided is not None and session.ended is None:
+            return decided
+        if self.auto_wanted is not None:
+            return self.auto_wanted
+        # A resumed or forked session's stored policy is its last run's: never this run's until it starts.
+        return session.approval.auto if self.begun and not session.ended else cli_auto
+
+    def set_auto(self, on: bool, session: SessionState, active: bool) -> bool:
+        """Auto mode on/off for this run; False if no run holds it."""
+        if self.research is not None and session.ended is None:
+            self.research.set_auto(on)
+        elif active:
+            self.auto_wanted = on  # the engine is still starting: it starts with this
+        else:
+            return False
+        return True
+
+    def read_elapsed(self, active: bool) -> float:
+        """Seconds the run has worked: a human decision does not count; nothing runs otherwise."""
+        waiting = self.pending is not None or self.paused is not None
+        engine = self.research.engine if self.research is not None else None
+        if active and not waiting and engine is not None and engine._loop is not None:
+            self.elapsed = engine.elapsed()
+        return self.elapsed

@@ -1,0 +1,51 @@
+"""What the app does around a run that the session's fold does not hold, and the imports a run
+needs (done in a thread after the first frame). No Textual here: the app and its flows import it."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from tui_agent.session.state import Status
+
+if TYPE_CHECKING:
+    from tui_agent.session.fold import SessionState
+
+
+class Phase(StrEnum):
+    """The app's own phases, laid over the fold's ``Status`` (they are never stored in a session)."""
+
+    NONE = ""
+    STARTING = "starting"  # a model is looked for, or the engine loads, until the run has started
+    PAUSED = "paused"  # at a breakpoint: the prompt inspector waits
+    FAILED = "ended: error"  # the run could not start
+
+
+def warm_up() -> None:
+    """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
+    from tui_agent.model import llm, tokens  # noqa: F401
+    from tui_agent.agent import runner  # noqa: F401
+
+    llm.litellm()
+    tokens.encoder()
+    import tui_agent.tools  # noqa: F401
+    import tui_agent.web.net  # noqa: F401
+
+
+def status_label(phase: Phase, s: SessionState, *, pending: bool, paused: bool, note: str | None) -> str:
+    """What the header says about the run: the app's phase laid over the fold's status."""
+    if paused:
+        return str(Phase.PAUSED)
+    if phase is Phase.FAILED:
+        return str(Phase.FAILED)
+    if s.ended is not None:
+        return f"ended: {s.ended.termination}"
+    if pending:
+        return str(Status.AWAITING)
+    if phase is Phase.STARTING:
+        return note or str(Phase.STARTING)
+    if s.status == Status.IDLE and note:
+        return note
+    if s.status == Status.AWAITING:  # asked, but the request has not reached the screen yet
+        return str(Status.RUNNING)
+    return str(s.status)
