@@ -90,6 +90,7 @@ class ResearchApp(App[int]):
         self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
         self.detect = detect
         self.handle_signals = handle_signals
+        self.config_file: str | None = None  # the --config given, repeated in printed commands
         self.breakpoint = settings.breakpoint
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
         self.bridge = EventBridge(self.post_message)

@@ -221,11 +221,17 @@ class Flows:
             return
         from tui_agent.screens.confirm import ConfirmScreen
 
+        from tui_agent.settings.where import where_flags
+
         sid = app.session.session_id
-        app.push_screen(ConfirmScreen(
-            "Quit while the run is active?",
-            f"The run stops now. Session {sid} stays in the store; continue it later with\n"
-            f"  tui-agent --resume {sid}", "Quit", "Stay"), self._quit_confirmed)
+        store_path = getattr(app.store, "path", None)
+        if store_path is None:  # nothing is being saved: there is nothing to continue later
+            later = "It is not being saved, so it cannot be continued later."
+        else:
+            later = (f"Session {sid} stays in the store; continue it later with\n"
+                     f"  tui-agent --resume {sid}{where_flags(store_path.parent, app.config_file)}")
+        app.push_screen(ConfirmScreen("Quit while the run is active?", f"The run stops now. {later}", "Quit", "Stay"),
+                        self._quit_confirmed)
 
     async def _quit_confirmed(self, yes: bool | None) -> None:
         if not yes:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tui_agent.config import Settings
     from tui_agent.screens.main import MainScreen
     from tui_agent.session.fold import SessionState
+    from tui_agent.session.store import Store
 
 
 class AppHost(Protocol):
@@ -29,6 +30,8 @@ class AppHost(Protocol):
     verifying: bool
     fixed_session_id: str | None
     resume: str | None
+    store: Store | None
+    config_file: str | None
     run_kwargs: dict[str, Any]
     tools: Any
     clock: Callable[[], float] | None

@@ -15,6 +15,7 @@ def run_app(settings: Settings, question: str | None, resume: str | None = None,
     """Run the TUI; on leaving, print the session, how it ended and how to continue it.
     Returns the exit code (0 when the last run produced an answer)."""
     app = ResearchApp(settings, question, resume=resume, handle_signals=True)
+    app.config_file = config_file
     code = app.run()
     sys.stdout.write(leaving_note(app, config_file))
     sys.stdout.flush()
