@@ -23,18 +23,17 @@ DEFAULT_FAILURE_LIMIT = 3
 
 
 class Status(StrEnum):
-    """Where a run stands, as the header shows it."""
+    """Where a run stands, as its events say (the front end's own phases, such as starting or
+    paused at a breakpoint, are the app's: ``app.phases.Phase``)."""
 
     IDLE = "idle"
-    STARTING = "starting"
     RUNNING = "running"
     AWAITING = "awaiting approval"
-    PAUSED = "paused"  # at a breakpoint (a front-end state laid over the fold's)
     ANSWERING = "answering"
     ENDED = "ended"
 
 
-ACTIVE = frozenset({Status.STARTING, Status.RUNNING, Status.AWAITING, Status.PAUSED, Status.ANSWERING})
+ACTIVE = frozenset({Status.RUNNING, Status.AWAITING, Status.ANSWERING})
 
 
 @dataclass
