@@ -56,7 +56,8 @@ def test_run_json_search_visit_answer_and_the_stored_trace_matches_what_was_prin
     assert set(result) == {"session_id", "question", "answer", "answer_tagged", "answer_truncated", "unsupported",
                            "termination",
                            "model_calls", "tool_calls", "prompt_tokens", "total_tokens", "cost_usd", "elapsed_s",
-                           "sources"}
+                           "sources", "compactions", "peak_prompt_tokens"}
+    assert result["compactions"] == 0 and result["peak_prompt_tokens"] > 0
     assert result["answer"] == "The answer is 42 [1]."
     assert result["termination"] == "answer" and result["answer_tagged"] and not result["unsupported"]
     assert result["model_calls"] == 3 and result["tool_calls"] == 2
