@@ -109,7 +109,7 @@ class Settings:
     """Refuse an <answer> written before any tool ran, once; a second one is marked unsupported."""
     tool_failure_limit: Positive = 3
     """Consecutive failures (network, timeout, server error) after which a tool is disabled for the session."""
-    context_policy: Annotated[str, AfterValidator(_policy_list), Flag(MODEL, metavar="POLICIES")] = "none"
+    context_policy: Annotated[str, AfterValidator(_policy_list), Flag(MODEL, metavar="POLICIES")] = "truncate"
     """What happens when the prompt reaches the token gate: a comma list of none, truncate, summarise, facts, applied in order; the forced answer stays the last exit."""
     context_keep_rounds: Positive = 4
     """Rounds (a reply and its observations) the truncate and summarise policies keep verbatim."""
