@@ -95,3 +95,24 @@ async def test_the_context_view_has_a_row_per_item_with_tokens_share_flags_and_t
     assert view.totals[0].tokens == max(t.tokens for t in view.totals)
     assert sum(t.tokens for t in view.totals) == sum(r.tokens for r in view.rows) <= view.prompt_tokens
     assert isinstance(rec.of("context_edited")[0], ContextEdited)
+
+
+async def test_edits_go_through_the_store_so_resume_keeps_them_and_fork_before_them_has_the_original(tmp_path):
+    from tui_agent.session.resume import fork, load
+    from tui_agent.session.store import Store
+
+    engine, rec, _, _ = two_reads_then(lambda e: e.edit_context("summarise", "obs:c1", "t1: the answer is 42 [1]."))
+    await engine.run()
+    store = Store(tmp_path / "data")
+    store.create_session("unit", engine.question, "scripted/test")
+    for e in rec.events:
+        if e.stored:
+            store.append(e)
+    resumed = load(store, "unit")
+    assert prompt(resumed) == engine.prompt()  # the same context after a resume
+    assert "t1: the answer is 42 [1]." in text_of(prompt(resumed))
+    edit_step = rec.of("context_edited")[0].step
+    before = load(store, fork(store, "unit", edit_step))
+    assert "Notes on t1: the answer is 42.\nfiller" in text_of(prompt(before))
+    after = load(store, fork(store, "unit", edit_step + 1))
+    assert "t1: the answer is 42 [1]." in text_of(prompt(after))
