@@ -66,6 +66,10 @@ async def test_summarise_replaces_the_text_with_the_edited_summary_and_propose_a
         engine.edit_context("summarise", "obs:c1", "  ")
     with pytest.raises(ValueError):
         engine.edit_context("drop", "obs:c99")
+    with pytest.raises(ValueError):
+        engine.edit_context("drop", "system")
+    with pytest.raises(ValueError):
+        engine.edit_context("squash", "obs:c1")
 
 
 async def test_edits_survive_resume_and_a_fork_from_before_the_edit_has_the_original():

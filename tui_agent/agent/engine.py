@@ -122,8 +122,7 @@ class Engine:
         any thread; between steps the next model call sees it). Raises ValueError for an unknown
         target or a summary without text."""
         kind = ContextEditKind(kind)
-        if target not in self.state.context.items:
-            raise ValueError(f"no context item {target!r}")
+        self.steward.check(kind, target, text)
         self._call_soon(lambda: self.steward.edit(kind, target, text))
 
     async def propose_summary(self, target: str) -> str:

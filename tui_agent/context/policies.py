@@ -86,6 +86,16 @@ class ContextSteward:
     def edit(self, kind: ContextEditKind, target: str, text: str | None = None) -> ContextEdited:
         """Drop, pin, unpin, summarise (with ``text``) or restore one item; raises ValueError for an
         unknown target or a summary without text."""
+        self.check(kind, target, text)
+        before = self._shown_tokens(self.state, target)
+        probe = ContextEdited(kind=kind, target=target, tokens_before=before, tokens_after=0, text=(text or "").strip())
+        probe.tokens_after = self._shown_tokens(_with(self.state, probe), target)
+        event = probe
+        self.emit(event)
+        return event
+
+    def check(self, kind: ContextEditKind, target: str, text: str | None = None) -> None:
+        """Raise ValueError when the edit cannot be made (unknown target, empty summary, the system prompt)."""
         ctx = self.state.context
         if target not in ctx.items:
             raise ValueError(f"no context item {target!r}")
@@ -93,12 +103,6 @@ class ContextSteward:
             raise ValueError("a summary needs its text")
         if ctx.items[target].kind == ContextItemKind.SYSTEM and kind in (ContextEditKind.DROP, ContextEditKind.SUMMARISE):
             raise ValueError("the system prompt cannot be dropped or summarised (edit it at a breakpoint)")
-        before = self._shown_tokens(self.state, target)
-        probe = ContextEdited(kind=kind, target=target, tokens_before=before, tokens_after=0, text=(text or "").strip())
-        probe.tokens_after = self._shown_tokens(_with(self.state, probe), target)
-        event = probe
-        self.emit(event)
-        return event
 
     @staticmethod
     def _shown_tokens(state: SessionState, target: str) -> int:
