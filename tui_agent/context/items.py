@@ -105,6 +105,6 @@ def build_prompt(messages: list[dict[str, str]], ctx: ContextState) -> list[dict
         content = out[item.index].get("content", "")
         if item.text in content:
             out[item.index]["content"] = content.replace(item.text, over.text, 1)
-    if ctx.note and len(out) > 1:
+    if ctx.note and len(out) > 1 and NOTE_HEADER not in out[1].get("content", ""):  # (a breakpoint edit kept it)
         out[1]["content"] = out[1].get("content", "") + "\n\n" + note_block(ctx.note)
     return out
