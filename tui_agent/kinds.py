@@ -36,6 +36,7 @@ class Purpose(StrEnum):
     FORCED = "forced"  # the forced answer (not counted)
     EXTRACT = "extract"  # a tool's sub-call (goal-directed extraction)
     VERIFY = "verify"  # a citation check (sessions verify)
+    COMPACT = "compact"  # a context compaction: a state note, a proposed summary, an observation's facts
 
 
 class DecisionKind(StrEnum):
@@ -91,3 +92,34 @@ class NoticeLevel(StrEnum):
     INFO = "info"
     WARNING = "warning"
     ERROR = "error"
+
+
+class ContextEditKind(StrEnum):
+    """What a person (or the facts policy) did to one item of the context."""
+
+    DROP = "drop"  # replaced by a one-line stub saying what was there
+    PIN = "pin"  # no policy may cut or summarise it
+    UNPIN = "unpin"
+    SUMMARISE = "summarise"  # replaced by a (given) summary
+    RESTORE = "restore"  # undoes drop or summarise
+
+
+class ContextItemKind(StrEnum):
+    """One row of the context view: what an item of the next prompt is."""
+
+    SYSTEM = "system"
+    QUESTION = "question"
+    NOTE = "note"  # the state note written by the summarise policy
+    THOUGHT = "thought"
+    CALL = "call"
+    OBSERVATION = "observation"
+    CORRECTION = "correction"
+
+
+class ContextPolicy(StrEnum):
+    """A policy at the token gate (``context_policy`` is a comma list of them, applied in order)."""
+
+    NONE = "none"  # the forced answer at the gate (the behaviour before policies)
+    TRUNCATE = "truncate"  # keep the last context_keep_rounds rounds; older ones become stubs
+    SUMMARISE = "summarise"  # older rounds become a state note at the top
+    FACTS = "facts"  # each observation enters the context as the facts it holds for the question

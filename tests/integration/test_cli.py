@@ -56,7 +56,8 @@ def test_run_json_search_visit_answer_and_the_stored_trace_matches_what_was_prin
     assert set(result) == {"session_id", "question", "answer", "answer_tagged", "answer_truncated", "unsupported",
                            "termination",
                            "model_calls", "tool_calls", "prompt_tokens", "total_tokens", "cost_usd", "elapsed_s",
-                           "sources"}
+                           "sources", "compactions", "peak_prompt_tokens"}
+    assert result["compactions"] == 0 and result["peak_prompt_tokens"] > 0
     assert result["answer"] == "The answer is 42 [1]."
     assert result["termination"] == "answer" and result["answer_tagged"] and not result["unsupported"]
     assert result["model_calls"] == 3 and result["tool_calls"] == 2
@@ -178,3 +179,43 @@ def test_a_closed_pipe_on_stdout_ends_quietly_without_a_traceback(tmp_path, args
     err = proc.stderr.read().decode()
     assert proc.wait(60) == 141, err
     assert "Traceback" not in err and "BrokenPipe" not in err and "Exception ignored" not in err
+
+
+def _long_article(n: int) -> str:
+    paragraphs = "".join(
+        f"<p>Page {n}, paragraph {p}: " + " ".join(f"observation{n}x{p}x{w} was recorded carefully"
+                                                    for w in range(40)) + ".</p>"
+        for p in range(4))
+    return f"<html><head><title>Report {n}</title></head><body><article><h1>Report {n}</h1>{paragraphs}</article></body></html>"
+
+
+def test_run_context_policy_compacts_at_the_gate_and_json_and_trace_say_so(tmp_path, chat_server, page_server):
+    urls = [page_server.add(f"/report{n}", _long_article(n)) for n in range(1, 9)]
+
+    def step(i: int):
+        def reply(request):
+            if "Stop calling tools now" in request["messages"][-1]["content"]:
+                return "<answer>forced [1]</answer>"
+            if i < len(urls):
+                return f"<think>Read report {i + 1}.</think>" + call("visit", url=[urls[i]], goal="the reports")
+            return "<answer>All eight reports agree [1] [8].</answer>"
+        return reply
+
+    env = isolated_env(tmp_path) | {"OPENAI_API_KEY": "sk-test-not-real-000000"}
+    common = ["--json", "--yes", "--model", "openai/test-model", "--api-base", chat_server.base_url,
+              "--allow-private-urls", "--no-extract", "--context-window", "12000", "--answer-reserve", "2000"]
+    chat_server.script(*[step(i) for i in range(len(urls) + 1)])
+    proc = cli("run", "What do the reports say?", *common, "--context-policy", "truncate", env=env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["termination"] == "answer" and result["compactions"] >= 1, proc.stderr[-2000:]
+    assert 0 < result["peak_prompt_tokens"] <= 10000
+    assert re.search(r"context compacted \(truncate\): [\d,]+ → [\d,]+ tokens", proc.stderr)
+    chat_server.clear_script()
+    chat_server.script(*[step(i) for i in range(len(urls) + 1)])
+    proc = cli("run", "What do the reports say?", *common, "--context-policy", "none", env=env)
+    result = json.loads(proc.stdout)
+    assert result["termination"] == "token_limit" and result["compactions"] == 0
+    assert result["peak_prompt_tokens"] <= 10000
+    bad = cli("run", "q", "--context-policy", "squash", env=env)
+    assert bad.returncode == 2 and "unknown context policy squash" in bad.stderr and "Traceback" not in bad.stderr

@@ -215,7 +215,7 @@ async def test_token_limit_forces_an_answer_and_trims_the_observation_to_fit(cha
     assert_forced_request_keeps_last_observation(chat_server, "Notes on big")
     started = rec.of("model_call_started")[-1]
     assert started.purpose == "forced" and started.prompt_tokens <= 8000 - 2000
-    assert "trimmed by" in chat_server.requests[-1]["messages"][-1]["content"]
+    assert "tokens to fit the room left for the answer]" in chat_server.requests[-1]["messages"][-1]["content"]
 
 
 async def test_time_limit_excludes_human_waiting(chat_server):

@@ -93,15 +93,18 @@ def test_a_set_runs_every_case_as_a_labelled_session_with_pass_and_fail(tmp_path
     assert tides["path"] == [{"tool": "search", "arguments": {"query": ["spring tides"]}},
                              {"tool": "visit", "arguments": {"url": [url], "goal": "when"}}]
     assert set(tides) >= {"id", "session_id", "answer", "termination", "passed", "path", "model_calls",
-                          "tool_calls", "total_tokens", "cost_usd"}
+                          "tool_calls", "total_tokens", "cost_usd", "compactions", "peak_prompt_tokens"}
+    assert tides["compactions"] == 0 and tides["peak_prompt_tokens"] > 0
     store = Store(tmp_path / "data")
     tagged = store.eval_sessions("base")
     assert {k: v.id for k, v in tagged.items()} == {c["id"]: c["session_id"] for c in data["cases"]}
     assert all(store.get_session(c["session_id"]).status == "ended" for c in data["cases"])
     assert "[1/3]" in err and "[3/3]" in err  # progress lines without a terminal
     # The table form of the same run: the label continues, every case kept.
-    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "base", *tool_flags(chat_server, searx_server))
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, path, "--label", "base", "--context-policy", "summarise",
+                            *tool_flags(chat_server, searx_server))
     assert code == 1 and "(kept)" in out and "1 of 2 cases with expectations passed" in out
+    assert "compactions" in out.splitlines()[0] and "peak prompt" in out.splitlines()[0]
     lines = {line.split()[0]: line.split() for line in out.splitlines()[1:4]}
     assert lines["tides"][1:3] == ["yes", "answer"] and lines["life"][1] == "NO" and lines["open"][1] == "-"
 

@@ -73,11 +73,12 @@ def llm_complete(chat_server):
     return complete
 
 
-async def visit(urls, settings, *, tool=None, sources=None, complete=None, goal="How do tides work?"):
+async def visit(urls, settings, *, tool=None, sources=None, complete=None, goal="How do tides work?",
+                observation_tokens=None):
     progress = Progress()
     async with make_client(settings) as client:
         ctx = ToolContext(settings=settings, http=client, sources=sources or SourceRegistry(),
-                          progress=progress, complete=complete)
+                          progress=progress, complete=complete, observation_tokens=observation_tokens)
         result = await (tool or VisitTool()).run({"url": list(urls), "goal": goal}, ctx)
     return result, progress, ctx
 
@@ -309,6 +310,15 @@ async def test_visit_shares_the_observation_limit_between_urls(page_server):
     assert result.sources == [1, 2, 3]
     assert result.text.count("tokens to fit the observation limit]") == 3
     assert clean_observation(result.text, 3000) == result.text  # fits: the engine need not cut
+
+
+async def test_visit_takes_its_budget_from_its_context_not_the_setting(page_server):
+    from tui_agent.model.tokens import count
+
+    urls = [page_server.add(f"/budget{i}", long_article()) for i in range(2)]
+    result, _, ctx = await visit(urls, settings_for(observation_max_tokens=8000), observation_tokens=2000)
+    assert ctx.budget == 2000 and result.text.count("tokens to fit the observation limit]") == 2
+    assert count(result.text) <= 2000
 
 
 # --- secrets ----------------------------------------------------------------------------------

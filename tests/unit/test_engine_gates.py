@@ -50,7 +50,7 @@ async def test_the_token_gate_forces_the_answer_and_trims_the_latest_observation
     result = await engine.run()
     assert result["termination"] == "token_limit" and forced(rec) == ["token_limit"]
     last = model.calls[-1].messages[-1]["content"]
-    assert "latest observation trimmed by" in last
+    assert "tokens to fit the room left for the answer]" in last
     assert engine.counter.messages(model.calls[-1].messages)[0] <= 9000 - 1000
 
 

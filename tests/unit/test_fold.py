@@ -275,3 +275,63 @@ def test_every_event_kind_has_a_fold_test():
     kinds = _kinds(Event) | set(ev.EVENT_TYPES.values())
     missing = sorted(k.__name__ for k in kinds if k not in FOLD_TESTS)
     assert not missing, f"event kinds without a fold test: {missing}"
+
+
+# --- the context: edits and compactions -------------------------------------------------------
+
+PAGE = "Page one says the answer is 42. " * 40
+
+
+def _one_round() -> list[Event]:
+    reply = '<think>look it up</think>\n<tool_call>\n{"name": "lookup", "arguments": {"topic": "a"}}\n</tool_call>'
+    return [RunStarted(question="q", model="m", system_prompt="sys"), started(1),
+            ModelCallEnded(step=1, text=reply),
+            ActionProposed(step=1, call_id="c1", tool="lookup", arguments={"topic": "a"}),
+            Observation(step=1, call_id="c1", tool="lookup", arguments={"topic": "a"}, text=PAGE, executed=True,
+                        sources=[1]),
+            ObservationMessage(step=1, content=f"<tool_response>\n{PAGE}\n</tool_response>")]
+
+
+def _prompt_text(state) -> str:
+    from tui_agent.session.fold import prompt
+
+    return "\n".join(m["content"] for m in prompt(state))
+
+
+@folds(ev.ContextEdited)
+def test_context_edits_change_the_next_prompt_and_restore_brings_the_text_back():
+    base = _one_round()
+    state = fold(base)
+    assert set(state.context.items) == {"system", "question", "thought:1", "call:c1", "obs:c1"}
+    dropped = fold(base + [ev.ContextEdited(step=1, kind="drop", target="obs:c1", tokens_before=321, tokens_after=20)])
+    text = _prompt_text(dropped)
+    assert PAGE not in text and "[dropped: observation of lookup" in text and "(source [1]), 321 tokens]" in text
+    assert dropped.messages[-1]["content"].count("answer is 42") == 40  # the raw message is kept (the store's)
+    summarised = fold(base + [ev.ContextEdited(step=1, kind="summarise", target="obs:c1", tokens_before=321,
+                                               tokens_after=9, text="The answer is 42 [1].")])
+    assert "The answer is 42 [1]." in _prompt_text(summarised) and PAGE not in _prompt_text(summarised)
+    restored = fold(base + [ev.ContextEdited(step=1, kind="drop", target="obs:c1", tokens_before=321, tokens_after=20),
+                            ev.ContextEdited(step=1, kind="restore", target="obs:c1", tokens_before=20,
+                                             tokens_after=321)])
+    assert PAGE in _prompt_text(restored)
+    pinned = fold(base + [ev.ContextEdited(step=1, kind="pin", target="obs:c1", tokens_before=321, tokens_after=321)])
+    assert pinned.context.pinned == {"obs:c1"}
+    assert not fold(base + [ev.ContextEdited(step=1, kind="pin", target="obs:c1", tokens_before=1, tokens_after=1),
+                            ev.ContextEdited(step=1, kind="unpin", target="obs:c1", tokens_before=1,
+                                             tokens_after=1)]).context.pinned
+
+
+@folds(ev.ContextCompacted)
+def test_a_compaction_stubs_the_covered_items_puts_the_note_at_the_top_and_spares_pinned_ones():
+    base = _one_round()
+    compacted = fold(base + [ev.ContextCompacted(step=1, policy="summarise", tokens_before=900, tokens_after=200,
+                                                 note="Found [1]: the answer is 42.", covered=["obs:c1"],
+                                                 covered_tokens=[321], prompt_tokens=400, completion_tokens=20)])
+    msgs = __import__("tui_agent.session.fold", fromlist=["prompt"]).prompt(compacted)
+    assert "Found [1]: the answer is 42." in msgs[1]["content"]  # the state note, after the question
+    assert PAGE not in msgs[-1]["content"] and "321 tokens]" in msgs[-1]["content"]
+    assert compacted.context.compactions == 1 and compacted.auxiliary_tokens == 420
+    pinned = fold(base + [ev.ContextEdited(step=1, kind="pin", target="obs:c1", tokens_before=321, tokens_after=321),
+                          ev.ContextCompacted(step=1, policy="truncate", tokens_before=900, tokens_after=200,
+                                              covered=["obs:c1"], covered_tokens=[321])])
+    assert PAGE in _prompt_text(pinned)

@@ -32,3 +32,17 @@ def test_plain_trace_prints_the_thought_once_at_the_end():
     for e in events():
         printer(e)
     assert "thought: hello world" in out.getvalue() and "<think>" not in out.getvalue()
+
+
+def test_the_trace_prints_each_compaction_with_its_tokens_before_and_after():
+    from tui_agent.session.events import ContextCompacted, ContextEdited, RunStarted
+
+    out = io.StringIO()
+    printer = TracePrinter(out)
+    printer(RunStarted(question="q", model="m"))
+    printer(ContextCompacted(step=7, policy="summarise", tokens_before=28_500, tokens_after=9_100, note="n",
+                             covered=["obs:c1", "obs:c2"]))
+    printer(ContextEdited(step=8, kind="drop", target="obs:c3", tokens_before=8_000, tokens_after=22))
+    text = out.getvalue()
+    assert "context compacted (summarise): 28,500 → 9,100 tokens, 2 items covered" in text
+    assert "context drop obs:c3: 8,000 → 22 tokens" in text

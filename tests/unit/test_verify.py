@@ -110,7 +110,7 @@ def test_the_request_redacts_cuts_and_fences_each_source(monkeypatch):
     content = verify_messages("A claim [1][2].", [long_text, other], budget=1000)[0]["content"]
     assert secret not in content and "[REDACTED]" in content
     assert content.count(SOURCES_END) == 1  # only the prompt's own marker
-    assert "more tokens of this source]" in content and content.count("word") < 600
+    assert "tokens to fit this source's share of the verifier's budget]" in content and content.count("word") < 600
     assert "A claim [1][2]." in content and content.index("A claim") < content.index("[1] S1")
 
 

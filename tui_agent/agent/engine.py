@@ -19,12 +19,15 @@ from tui_agent.config import Settings
 from tui_agent.model import Model, ModelError, Reply, RetryInfo
 from tui_agent.agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
 from tui_agent.session import fold
+from tui_agent.context import budgets
+from tui_agent.context.policies import ContextSteward
+from tui_agent.kinds import ContextEditKind
 from tui_agent.session.events import (
     AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, ModelCallEnded,
     ModelCallStarted, ModelDelta, Notice, NoticeLevel, PromptEdited, Purpose, Retry, RunEnded, RunStarted, Termination,
 )
 from tui_agent.session.fold import SessionState
-from tui_agent.model.tokens import TokenCounter, truncate
+from tui_agent.model.tokens import TokenCounter
 from tui_agent.agent.tool_runner import Replay, ToolRunner
 from tui_agent.tools.base import ToolRegistry
 
@@ -32,9 +35,6 @@ if TYPE_CHECKING:
     import httpx
 
 __all__ = ["BreakpointHook", "Engine", "Replay", "RunResult", "SubmitRequested"]
-
-# Room for the "[… trimmed …]" note and the message overhead when trimming an observation.
-TRIM_NOTE_TOKENS = 40
 
 RunResult = dict[str, object]
 """The run's result object (``fold.result``)."""
@@ -94,6 +94,8 @@ class Engine:
         self._auto_at_start = settings.auto_approve or approver is None
         self.model = settings.model or ""
         self._context_window: int | None = None
+        self.steward = ContextSteward(settings, self.state, self.counter, self.emit, self._compact_complete,
+                                      self.context_window, self.threshold)
 
     # -- control from front ends (safe from any thread) ------------------------------------
     def request_submit(self) -> None:
@@ -114,6 +116,23 @@ class Engine:
     def auto_approving(self) -> bool:
         """Whether tool calls are approved without asking right now."""
         return self.state.approval.auto if self.control.started else self._auto_at_start
+
+    def edit_context(self, kind: ContextEditKind | str, target: str, text: str | None = None) -> None:
+        """Drop, pin, unpin, summarise (``text``: the summary) or restore one context item (safe from
+        any thread; between steps the next model call sees it). Raises ValueError for an unknown
+        target or a summary without text."""
+        kind = ContextEditKind(kind)
+        self.steward.check(kind, target, text)
+        self._call_soon(lambda: self.steward.edit(kind, target, text))
+
+    async def propose_summary(self, target: str) -> str:
+        """One model call (purpose compact, ``compact_model``): a summary of ``target`` for the
+        question, for the person to edit; applies nothing."""
+        return await self.steward.propose_summary(target)
+
+    def prompt(self) -> list[dict[str, str]]:
+        """The next model call's messages: the fold's messages with the context's overrides."""
+        return fold.prompt(self.state)
 
     def _call_soon(self, fn: Callable[[], None]) -> None:
         call_in_loop(self._loop, fn)
@@ -178,6 +197,9 @@ class Engine:
             if done:
                 return done
         while True:
+            if not self.control.submitted:
+                await self.steward.facts()
+                await self.steward.at_gate()
             gate = Termination.USER_SUBMIT if self.control.submitted else self._gate()
             if gate:
                 return await self._forced(gate)
@@ -236,14 +258,14 @@ class Engine:
         return None
 
     def _gate(self) -> Termination | None:
-        return gate(self.settings, self.state, self.elapsed(), self.counter.messages(self.messages)[0], self.threshold())
+        return gate(self.settings, self.state, self.elapsed(), self.counter.messages(self.prompt())[0], self.threshold())
 
     def _correct(self, content: str, reason: CorrectionReason) -> None:
         self.emit(Correction(content=content, reason=reason))
 
     # -- model calls ----------------------------------------------------------------------
     async def _model_call(self, purpose: Purpose, messages: list[dict[str, str]] | None = None) -> Reply:
-        msgs = self.messages if messages is None else messages
+        msgs = self.prompt() if messages is None else messages
         latest = self.state.steps.get(self.state.step)
         # A call takes the place of one that never completed: cancelled empty by Submit now, or cut
         # off when the process stopped (then a resumed run makes that step again).
@@ -260,9 +282,9 @@ class Engine:
                 for i, new in enumerate(edited):
                     if i < len(msgs) and msgs[i].get("content") != new.get("content"):
                         self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
-                total, per = self.counter.messages(self.messages)
-                started.messages, started.message_tokens, started.prompt_tokens = \
-                    [dict(m) for m in self.messages], per, total
+                msgs = self.prompt()
+                total, per = self.counter.messages(msgs)
+                started.messages, started.message_tokens, started.prompt_tokens = [dict(m) for m in msgs], per, total
         self.emit(started)
         parts: list[str] = []
         rparts: list[str] = []
@@ -306,6 +328,10 @@ class Engine:
 
         return await self.llm.complete(messages, purpose=purpose, model=model or self.settings.extract_model or self.model,
                                        stream=False, on_retry=on_retry)
+
+    async def _compact_complete(self, messages: list[dict[str, str]], *, purpose: Purpose = Purpose.COMPACT,
+                                model: str | None = None) -> Reply:  # retried; its usage rides on its event
+        return await self._sub_complete(messages, purpose=purpose, model=model or self.model)
 
     # -- the forced answer ---------------------------------------------------------------------
     def forced_messages(self, reason: Termination) -> list[dict[str, str]]:
@@ -369,7 +395,5 @@ def forced_request(state: SessionState, counter: TokenCounter, room: int, reason
         instruction = protocol.forced_message(None, reason)
         base, _ = counter.messages(msgs + [{"role": "user", "content": instruction}])
         budget = room - base
-        if counter.message({"role": "user", "content": latest}) > budget:
-            kept, cut = truncate(latest, max(0, budget - TRIM_NOTE_TOKENS))
-            latest = kept + f"\n[… latest observation trimmed by {cut} tokens to leave room for the answer]"
+        latest = budgets.fit_room(latest, budget, budgets.ANSWER_ROOM)
     return msgs + [{"role": "user", "content": protocol.forced_message(latest, reason)}]

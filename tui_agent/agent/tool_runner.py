@@ -179,7 +179,8 @@ class ToolRunner:
                                  replayed.sources, True)
         ctx = ToolContext(settings=self.settings, http=self.http, sources=self.sources,
                           progress=lambda text, **kw: self._progress(call_id, text, **kw),
-                          complete=self.complete, call_id=call_id)
+                          complete=self.complete, call_id=call_id,
+                          observation_tokens=self.settings.observation_max_tokens)
         timeout = tool.timeout_s(self.settings)
         try:
             result = await self.control.race(asyncio.wait_for(tool.run(args, ctx), timeout=timeout))

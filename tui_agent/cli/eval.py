@@ -145,13 +145,14 @@ def _cost(value: float | None) -> str:
 
 
 def results_table(results: list[Any], verify: bool, wall_s: float) -> str:
-    head = ["case", "passed", "termination", "calls", "research", "auxiliary", "cost", "time"]
+    head = ["case", "passed", "termination", "calls", "research", "auxiliary", "compactions", "peak prompt", "cost",
+            "time"]
     head += ["unsupported"] if verify else []
     rows = []
     for r in results:
         passed = {True: "yes", False: "NO", None: "-"}[r.passed]
         row = [r.id, passed, r.termination or ("error" if r.error else "-"), str(r.model_calls), f"{r.research_tokens:,}",
-               f"{r.auxiliary_tokens:,}",
+               f"{r.auxiliary_tokens:,}", str(r.compactions), f"{r.peak_prompt_tokens:,}",
                _cost(r.cost_usd), f"{r.elapsed_s:.1f}s" + (" (kept)" if r.reused else "")]
         if verify:
             row.append("-" if r.unsupported_share is None else f"{r.unsupported_share:.0%}"

@@ -12,8 +12,9 @@ from tui_agent.agent.approval import Approve, ApprovalRequest, DecisionT, Reject
 from tui_agent.safety.hygiene import for_terminal
 from tui_agent.session import fold
 from tui_agent.session.events import (
-    ActionProposed, AnswerEvent, ApprovalModeChanged, Correction, Decision, DecisionKind, Event, ForcedAnswer,
-    ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited, Purpose, Retry, RunEnded,
+    ActionProposed, AnswerEvent, ApprovalModeChanged, ContextCompacted, ContextEdited, Correction, Decision,
+    DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited,
+    Purpose, Retry, RunEnded,
     RunStarted, SourceAdded, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded,
 )
 from tui_agent.tools.base import validate_arguments
@@ -137,6 +138,12 @@ class TracePrinter:
                 return f"forcing the answer ({e.reason})"
             case PromptEdited():
                 return f"prompt edited: message {e.index} ({e.role})"
+            case ContextCompacted():
+                return (f"context compacted ({e.policy}): {e.tokens_before:,} → {e.tokens_after:,} tokens, "
+                        f"{len(e.covered)} items covered")
+            case ContextEdited():
+                by = f" by the {e.policy} policy" if e.policy else ""
+                return f"context {e.kind} {e.target}{by}: {e.tokens_before:,} → {e.tokens_after:,} tokens"
             case Notice():
                 return f"{e.level}: {clean(e.text)}"
             case AnswerEvent():

@@ -107,9 +107,8 @@ async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = 
                guard=None) -> tuple[str, str, int]:
     """(stdout text, stderr text, exit code) for reading ``url`` as the visit tool would."""
     from tui_agent.safety.hygiene import clean_observation, strip_controls
-    from tui_agent.tools.base import SourceRegistry
     from tui_agent.web.net import make_client
-    from tui_agent.tools.visit import GRACE_S, observation, page_section, section_tokens, text_budget
+    from tui_agent.tools.visit import GRACE_S, page_observation, text_budget
     from tui_agent.web.page import read_page, timeout_text
 
     url = url.strip()
@@ -133,7 +132,7 @@ async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = 
         if page.error is not None:
             return "", clean_observation(page.error, settings.observation_max_tokens), EXIT_NO_ANSWER
         # both formats: the visit tool's section and the engine's observation hygiene
-        result = observation([page_section(page, section_tokens(view, 1))], SourceRegistry())
+        result = page_observation(page, settings.observation_max_tokens)
         out = clean_observation(result.text, settings.observation_max_tokens)
         if goal is not None:
             out += "\n\n" + await _goal(page, goal, settings, client, deadline)
@@ -172,9 +171,9 @@ async def _goal(page, goal: str, settings, client, deadline: float) -> str:
         reports.append({"text": text, **usage})
 
     ctx = ToolContext(settings=settings, http=client, sources=SourceRegistry(), progress=progress, complete=complete)
-    share = v.section_tokens(settings, 1)
-    body = await v.VisitTool()._extract(source.final_url, " ".join(goal.split()), source.text, source.full_chars,
-                                        ctx, deadline, share)
+    share = v.section_tokens(ctx.budget, 1)
+    body = await v.extract(source.final_url, " ".join(goal.split()), source.text, source.full_chars, ctx, deadline,
+                           share)
     calls = [r for r in reports if r.get("prompt_tokens") is not None or r.get("completion_tokens") is not None]
     prompt = sum(r.get("prompt_tokens") or 0 for r in calls)
     completion = sum(r.get("completion_tokens") or 0 for r in calls)

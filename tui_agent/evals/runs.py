@@ -41,6 +41,8 @@ class CaseResult:
     auxiliary_tokens: int = 0  # tools' own model calls (extraction); a --replay run makes none
     cost_usd: float | None = None
     elapsed_s: float = 0.0
+    compactions: int = 0  # context compactions at the token gate (context_policy)
+    peak_prompt_tokens: int = 0  # the largest prompt sent in a research step
     unsupported_share: float | None = None  # with --verify: the citation check's unsupported share
     needs_review: bool | None = None
     reused: bool = False  # the label had already finished this case
@@ -49,7 +51,7 @@ class CaseResult:
     def as_json(self, verify: bool = False) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("id", "session_id", "answer", "termination", "passed", "path",
                                              "model_calls", "tool_calls", "total_tokens", "research_tokens",
-                                             "auxiliary_tokens", "cost_usd")}
+                                             "auxiliary_tokens", "cost_usd", "compactions", "peak_prompt_tokens")}
         if verify:
             out["unsupported_share"] = self.unsupported_share
             out["needs_review"] = self.needs_review
@@ -67,6 +69,7 @@ def result_of(case: Case, session_id: str, state: SessionState, reused: bool = F
         path=state.path(), model_calls=state.model_calls, tool_calls=state.tool_calls,
         total_tokens=state.total_tokens, research_tokens=state.research_tokens,
         auxiliary_tokens=state.auxiliary_tokens, cost_usd=state.cost_usd, elapsed_s=state.elapsed_s, reused=reused,
+        compactions=state.context.compactions, peak_prompt_tokens=state.peak_prompt_tokens,
         unsupported_share=v.unsupported_share if v and v.ended else None,
         needs_review=v.needs_review if v and v.ended else None,
     )

@@ -129,13 +129,10 @@ def count(text: str) -> int:
 
 
 def truncate(text: str, max_tokens: int) -> tuple[str, int]:
-    """Keep the first ``max_tokens`` tokens; returns (text, tokens cut)."""
-    if max_tokens <= 0:
-        return "", count(text)
-    ids = encoder().encode(text, disallowed_special=())
-    if len(ids) <= max_tokens:
-        return text, 0
-    return encoder().decode(ids[:max_tokens]), len(ids) - max_tokens
+    """Keep the first ``max_tokens`` tokens; returns (text, tokens cut) (``context.budgets.cut``)."""
+    from tui_agent.context import budgets
+
+    return budgets.cut(text, max_tokens)
 
 
 class TokenCounter:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from tui_agent.model import tokens
 from tui_agent.safety.redaction import REDACTED, Finding, find_secrets, redact, redactor, secret_values
 
 __all__ = [
@@ -235,56 +234,19 @@ def escape_tags(text: str) -> str:
 
 # --- size -------------------------------------------------------------------------------------
 
-# Above this many characters the total token count in the cut note is estimated from the
-# kept part instead of counted (counting a megabyte costs ~50 ms).
-_EXACT_COUNT_CHARS = 200_000
-
-
 def cut_note(cut: int, total: int, estimated: bool = False) -> str:
-    about = "about " if estimated else ""
-    return f"[… cut {about}{cut:,} of {about}{total:,} tokens to fit the observation limit]"
+    """The observation limit's cut note (``context.budgets.note``)."""
+    from tui_agent.context import budgets
+
+    return budgets.note(cut, total, budgets.OBSERVATION_LIMIT, estimated)
 
 
 def cap_tokens(text: str, max_tokens: int) -> str:
-    """Keep the first ``max_tokens`` tokens of ``text``; a cut ends with a note saying how much.
+    """Keep the first ``max_tokens`` tokens of ``text``; a cut ends with a note saying how much
+    (``context.budgets.fit``, the one cut)."""
+    from tui_agent.context import budgets
 
-    The note counts tokens exactly for texts up to 200,000 characters and estimates beyond
-    (saying "about"). The note itself is not counted against ``max_tokens``.
-    """
-    if not text:
-        return text
-    # A token is at least one byte of UTF-8, so a text this short always fits.
-    if len(text) <= max_tokens and len(text.encode("utf-8", "surrogatepass")) <= max_tokens:
-        return text
-    enc = tokens.encoder()
-    if len(text) <= _EXACT_COUNT_CHARS:
-        ids = enc.encode(text, disallowed_special=())
-        if len(ids) <= max_tokens:
-            return text
-        kept = enc.decode(ids[:max_tokens]) if max_tokens > 0 else ""
-        return _with_note(kept, cut_note(len(ids) - max_tokens, len(ids)))
-    # Long text: encode a prefix that is long enough, growing it if the text is very dense.
-    window = max(4096, max_tokens * 8)
-    while True:
-        prefix = text[:window]
-        ids = enc.encode(prefix, disallowed_special=())
-        if len(ids) > max_tokens or window >= len(text):
-            break
-        window *= 4
-    if window >= len(text):
-        if len(ids) <= max_tokens:
-            return text
-        kept = enc.decode(ids[:max_tokens]) if max_tokens > 0 else ""
-        return _with_note(kept, cut_note(len(ids) - max_tokens, len(ids)))
-    kept = enc.decode(ids[:max_tokens]) if max_tokens > 0 else ""
-    per_char = len(ids) / max(1, len(prefix))
-    total = len(ids) + round((len(text) - len(prefix)) * per_char)
-    return _with_note(kept, cut_note(total - max_tokens, total, estimated=True))
-
-
-def _with_note(kept: str, note: str) -> str:
-    kept = kept.rstrip()
-    return f"{kept}\n{note}" if kept else note
+    return budgets.fit(text, max_tokens, budgets.OBSERVATION_LIMIT)
 
 
 def clean_observation(text: str, max_tokens: int) -> str:

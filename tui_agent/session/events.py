@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tui_agent.kinds import (  # noqa: F401 - the events' vocabulary, defined at the bottom of the package
-    FORMAT_ERROR_REASONS, TERMINATIONS, CorrectionReason, DecisionKind, NoticeLevel, ObservationStatus, Purpose,
-    Termination, Verdict,
+    FORMAT_ERROR_REASONS, TERMINATIONS, ContextEditKind, CorrectionReason, DecisionKind, NoticeLevel,
+    ObservationStatus, Purpose, Termination, Verdict,
 )
 
 
@@ -226,6 +226,43 @@ class PromptEdited(Event):
 
 
 @dataclass(kw_only=True)
+class ContextEdited(Event):
+    """One item of the context changed (``target``: a stable id such as ``obs:c3``): dropped to a
+    stub, pinned, unpinned, replaced by a summary (``text``), or restored. By a person, or by the
+    facts policy (``policy``)."""
+
+    type: ClassVar[str] = "context_edited"
+    kind: ContextEditKind
+    target: str
+    tokens_before: int
+    tokens_after: int
+    text: str = ""
+    policy: str = ""
+    # the usage of the model call that made it (a policy's compaction or facts call), if any
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass(kw_only=True)
+class ContextCompacted(Event):
+    """A policy at the token gate compacted the context: the ``covered`` items became stubs
+    (``covered_tokens``: what each held) and, for ``summarise``, ``note`` is the new state note."""
+
+    type: ClassVar[str] = "context_compacted"
+    policy: str
+    tokens_before: int
+    tokens_after: int
+    note: str = ""
+    covered: list[str] = field(default_factory=list)
+    covered_tokens: list[int] = field(default_factory=list)
+    # the usage of the model call that made it (a policy's compaction or facts call), if any
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass(kw_only=True)
 class ForcedAnswer(Event):
     type: ClassVar[str] = "forced_answer"
     reason: Termination
@@ -295,7 +332,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, ApprovalRequested,
         ApprovalModeChanged, Decision, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
         PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded, VerificationStarted, ClaimChecked,
-        VerificationEnded,
+        VerificationEnded, ContextEdited, ContextCompacted,
     )
 }
 

@@ -24,8 +24,13 @@ from tui_agent.session.events import (
     FORMAT_ERROR_REASONS, ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction,
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
-    SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded,
+    SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
+    ContextCompacted,
 )
+from tui_agent.context import items as ctxitems
+from tui_agent.context.items import ContextItem
+from tui_agent.kinds import ContextItemKind
+from tui_agent.session.fold_context import call_item, context_compacted, context_edited, observation_items
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
 from tui_agent.session.state import (  # noqa: F401 - the state's types are the fold's vocabulary
     ACTIVE, ApprovalPolicy, CallState, ClaimState, PromptView, SessionState, SourceState, StepState, Status,
@@ -76,6 +81,7 @@ def apply(s: SessionState, e: Event) -> None:
             s.step_state(e.step).calls.append(call)
             if s.open_calls is not None:
                 s.open_calls.append(e.call_id)
+            call_item(s, call)
         case ApprovalRequested():
             s.pending_approval = e.call_id
             s.status = Status.AWAITING
@@ -86,14 +92,14 @@ def apply(s: SessionState, e: Event) -> None:
         case Decision():
             _decision(s, e)
         case ToolProgress():
-            _account(s, e.prompt_tokens or 0, e.completion_tokens or 0, e.cost_usd)
-            s.auxiliary_tokens += (e.prompt_tokens or 0) + (e.completion_tokens or 0)
+            _auxiliary(s, e.prompt_tokens or 0, e.completion_tokens or 0, e.cost_usd)
             if e.call_id in s.calls:
                 s.calls[e.call_id].progress.append(e.text)
         case Observation():
             _observation(s, e)
         case ObservationMessage():
             s.messages.append({"role": "user", "content": e.content})
+            observation_items(s, e.content)
             s.last_observation_index = len(s.messages) - 1
             s.format_errors = 0
             s.open_calls = None
@@ -102,6 +108,8 @@ def apply(s: SessionState, e: Event) -> None:
             s.last_observation_index = None
             s.open_calls = None
             s.step_state(e.step).corrections.append((e.reason, e.content))
+            s.context.add(ContextItem(f"correction:{e.step}", ContextItemKind.CORRECTION, len(s.messages) - 1,
+                                      e.content, f"correction ({e.reason})", e.step))
             if e.reason == CorrectionReason.ANSWER_WITHOUT_EVIDENCE:
                 s.evidence_refused = True
             elif e.reason in FORMAT_ERROR_REASONS:
@@ -126,6 +134,12 @@ def apply(s: SessionState, e: Event) -> None:
             s.ended = e
             s.status = Status.ENDED
             _nothing_under_way(s)
+        case ContextEdited():
+            context_edited(s, e)
+            _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
+        case ContextCompacted():
+            context_compacted(s, e)
+            _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case VerificationStarted():
             s.verification = Verification(model=e.model, sample=e.sample)
         case ClaimChecked():
@@ -144,6 +158,8 @@ def _run_started(s: SessionState, e: RunStarted) -> None:
         s.question = e.question
         s.system_prompt = e.system_prompt
         s.messages = [{"role": "system", "content": e.system_prompt}, {"role": "user", "content": e.question}]
+        s.context.add(ContextItem(ctxitems.SYSTEM, ContextItemKind.SYSTEM, 0, e.system_prompt, "system prompt"))
+        s.context.add(ContextItem(ctxitems.QUESTION, ContextItemKind.QUESTION, 1, e.question, "question"))
     s.session_id = e.session_id or s.session_id
     s.model = e.model or s.model
     s.settings = dict(e.settings)
@@ -174,6 +190,7 @@ def _call_started(s: SessionState, e: ModelCallStarted) -> None:
         s.last_prompt = PromptView(e.step, e.purpose, messages, list(e.message_tokens), e.prompt_tokens,
                                    e.threshold, e.context_window)
     if e.purpose == Purpose.RESEARCH:
+        s.peak_prompt_tokens = max(s.peak_prompt_tokens, e.prompt_tokens)
         s.in_flight = True
         s.open_calls = None
         if s.status != Status.ANSWERING:
@@ -187,14 +204,20 @@ def _sent_messages(s: SessionState, purpose: Purpose) -> list[dict[str, str]]:
     if purpose == Purpose.FORCED and s.forced_content is not None:
         base, _ = forced_base(s)
         return base + [{"role": "user", "content": s.forced_content}]
-    return [dict(m) for m in s.messages]
+    return prompt(s)
+
+
+def prompt(s: SessionState) -> list[dict[str, str]]:
+    """The messages the next model call sends: the raw messages with the context's overrides
+    (drops, summaries) applied and the state note at the top (``context.items.build_prompt``)."""
+    return ctxitems.build_prompt(s.messages, s.context)
 
 
 def forced_base(s: SessionState) -> tuple[list[dict[str, str]], str | None]:
     """The forced answer's history and the latest observation it keeps: the same system prompt
     and messages, minus a trailing observation (it moves into the final user message) or a
     trailing correction (pointless now)."""
-    msgs = [dict(m) for m in s.messages]
+    msgs = prompt(s)
     latest = None
     if s.last_observation_index is not None and s.last_observation_index == len(msgs) - 1:
         latest = msgs.pop()["content"]
@@ -227,6 +250,10 @@ def _call_ended(s: SessionState, e: ModelCallEnded) -> None:
         s.messages.append({"role": "assistant", "content": e.text})
         s.last_observation_index = None
         s.open_calls = []
+        thought, blocks = ctxitems.split_reply(e.text)
+        s.context.add(ContextItem(f"thought:{e.step}", ContextItemKind.THOUGHT, len(s.messages) - 1, thought,
+                                  f"thought of step {e.step}", e.step))
+        s.context.call_blocks[e.step] = blocks
 
 
 def _account(s: SessionState, prompt: int, completion: int, cost: float | None) -> None:
@@ -234,6 +261,12 @@ def _account(s: SessionState, prompt: int, completion: int, cost: float | None) 
     s.completion_tokens += completion
     if cost is not None:
         s.cost_usd = (s.cost_usd or 0.0) + cost
+
+
+def _auxiliary(s: SessionState, prompt: int, completion: int, cost: float | None) -> None:
+    """A model call that is not a research step (a compaction): counted in the totals, as auxiliary."""
+    _account(s, prompt, completion, cost)
+    s.auxiliary_tokens += prompt + completion
 
 
 def _decision(s: SessionState, e: Decision) -> None:
@@ -254,6 +287,8 @@ def _decision(s: SessionState, e: Decision) -> None:
 
 
 def _observation(s: SessionState, e: Observation) -> None:
+    if e.call_id not in s.context.pending_obs:
+        s.context.pending_obs.append(e.call_id)
     call = s.calls.get(e.call_id)
     if call is None:
         call = s.calls[e.call_id] = CallState(call_id=e.call_id, step=e.step, tool=e.tool, arguments=e.arguments)
@@ -331,4 +366,6 @@ def result(s: SessionState, termination: Termination | str | None, elapsed_s: fl
         "cost_usd": s.cost_usd,
         "elapsed_s": round(s.elapsed_s if elapsed_s is None else elapsed_s, 3),
         "sources": [src.url for src in s.source_list()],
+        "compactions": s.context.compactions,
+        "peak_prompt_tokens": s.peak_prompt_tokens,
     }

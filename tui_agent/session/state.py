@@ -16,6 +16,7 @@ from typing import Any
 from tui_agent.session.events import (
     AnswerEvent, CorrectionReason, DecisionKind, Notice, ObservationStatus, Purpose, RunEnded, Termination, Verdict,
 )
+from tui_agent.context.items import ContextState
 from tui_agent.session.live import StreamSplitter
 
 # Used when a session's settings do not say (sessions stored before the setting existed).
@@ -185,6 +186,8 @@ class SessionState:
     # -- what the next model call sends -------------------------------------------------------
     messages: list[dict[str, str]] = field(default_factory=list)
     last_observation_index: int | None = None
+    context: ContextState = field(default_factory=ContextState)  # the items and their overrides (context.items)
+    peak_prompt_tokens: int = 0  # the largest prompt sent in a research step
     # -- counters -------------------------------------------------------------------------------
     step: int = 0
     model_calls: int = 0  # research calls that completed (the call gate)

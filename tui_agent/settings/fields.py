@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import annotated_types
-from pydantic import BeforeValidator, ConfigDict, Field, SecretStr
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, SecretStr
 from pydantic.dataclasses import dataclass
 from pydantic.fields import FieldInfo
 
@@ -51,6 +51,17 @@ _unset = BeforeValidator(_blank_is_unset)
 Text = Annotated[str | None, _unset]
 Positive = Annotated[int, Field(gt=0)]
 Seconds = Annotated[float, Field(gt=0)]  # any positive number, seconds or not
+CONTEXT_POLICIES = ("none", "truncate", "summarise", "facts")
+
+
+def _policy_list(value: str) -> str:
+    """A comma list of context policies, normalised ("truncate, summarise" -> "truncate,summarise")."""
+    names = [n.strip().lower() for n in value.split(",") if n.strip()]
+    bad = [n for n in names if n not in CONTEXT_POLICIES]
+    if bad or not names:
+        raise ValueError(f"unknown context policy {', '.join(bad) or '(empty)'}: use a comma list of "
+                         f"{', '.join(CONTEXT_POLICIES)}")
+    return ",".join(names)
 
 CONFIG = ConfigDict(validate_assignment=True, use_attribute_docstrings=True, allow_inf_nan=False, extra="forbid")
 
@@ -98,6 +109,16 @@ class Settings:
     """Refuse an <answer> written before any tool ran, once; a second one is marked unsupported."""
     tool_failure_limit: Positive = 3
     """Consecutive failures (network, timeout, server error) after which a tool is disabled for the session."""
+    context_policy: Annotated[str, AfterValidator(_policy_list), Flag(MODEL, metavar="POLICIES")] = "truncate"
+    """What happens when the prompt reaches the token gate: a comma list of none, truncate, summarise, facts, applied in order; the forced answer stays the last exit."""
+    context_keep_rounds: Positive = 4
+    """Rounds (a reply and its observations) the truncate and summarise policies keep verbatim."""
+    compact_at: Annotated[float, Field(gt=0, le=1)] = 1.0
+    """Share of the context window at which the policies compact; 1.0 means at the token gate (context_window - answer_reserve)."""
+    max_compactions: Annotated[int, Field(ge=0)] = 8
+    """Compactions per run; after them the token gate forces the answer as with the none policy."""
+    compact_model: Text = None
+    """Cheaper model for compaction calls (state notes, proposed summaries, facts); unset uses the main model."""
 
     # --- tools -----------------------------------------------------------------------------
     search_backend: Annotated[Literal["ddgs", "searxng"], Flag(TOOLS)] = "ddgs"

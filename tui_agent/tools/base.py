@@ -74,6 +74,13 @@ class ToolContext:
     # the engine's model caller for sub-calls (extraction); returns an llm.Reply
     complete: Callable[..., Awaitable[Any]] | None = None
     call_id: str = ""
+    # the tokens this call's observation may hold (its budget, context.budgets); None: observation_max_tokens
+    observation_tokens: int | None = None
+
+    @property
+    def budget(self) -> int:
+        """The tokens this call's observation may hold."""
+        return self.observation_tokens or self.settings.observation_max_tokens
 
 
 class Tool:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.model import tokens
+from tui_agent.context import budgets
 from tui_agent.safety.hygiene import cut_note, escape_tags, redact, strip_controls
 from tui_agent.model.jsonreply import json_object
 from tui_agent.model.retrying import excerpt
@@ -79,16 +80,14 @@ class Section:
     cite: tuple[str, str] | None = None
 
 
-def section_tokens(settings, n_urls: int) -> int:
-    """Each URL's share of the observation limit, headers and notes set aside."""
-    n = max(1, n_urls)
-    share = (settings.observation_max_tokens - SECTION_OVERHEAD_TOKENS * n) // n
-    return max(MIN_SECTION_TOKENS, share)
+def section_tokens(observation_tokens: int, n_urls: int) -> int:
+    """Each URL's share of the call's observation budget, headers and notes set aside."""
+    return budgets.share(observation_tokens, n_urls, SECTION_OVERHEAD_TOKENS, MIN_SECTION_TOKENS)
 
 
-def text_budget(settings, n_urls: int) -> int:
+def text_budget(settings, n_urls: int, observation_tokens: int | None = None) -> int:
     """Characters of page text worth rendering: enough for the extraction input or the share."""
-    need = section_tokens(settings, n_urls)
+    need = section_tokens(observation_tokens or settings.observation_max_tokens, n_urls)
     if settings.extract:
         need = max(need, settings.extract_max_tokens)
     return need * CHARS_PER_TOKEN
@@ -145,8 +144,8 @@ class VisitTool(Tool):
         settings = ctx.settings
         loop = asyncio.get_running_loop()
         deadline = loop.time() + settings.visit_total_timeout_s
-        share = section_tokens(settings, len(urls))
-        budget = text_budget(settings, len(urls))
+        share = section_tokens(ctx.budget, len(urls))
+        budget = text_budget(settings, len(urls), ctx.budget)
         tasks = [
             asyncio.create_task(self._visit_one(u, goal, ctx, deadline, share, budget)) for u in urls
         ]
@@ -168,63 +167,66 @@ class VisitTool(Tool):
                                deadline=deadline, max_chars=budget, fmt=self.fmt, progress=ctx.progress)
         if page.error is not None or not (ctx.settings.extract and ctx.complete is not None):
             return page_section(page, share)
-        body = await self._extract(page.final_url, goal, page.text, page.full_chars, ctx, deadline, share)
+        body = await extract(page.final_url, goal, page.text, page.full_chars, ctx, deadline, share)
         return Section(url, OK, "\n".join([*page.notes, body]), cite=(page.final_url, page.title))
 
-    # -- goal-directed extraction ------------------------------------------------------------
-    async def _extract(self, url: str, goal: str, text: str, full_chars: int | None, ctx: ToolContext,
-                       deadline: float, share: int) -> str:
-        """The ladder: short/empty reply → 70% (×3) → 25,000 chars; not JSON → retry (×3)."""
-        settings = ctx.settings
-        current, _cut = tokens.truncate(redact(text), settings.extract_max_tokens)
-        attempt = shrinks = parse_retries = 0
-        last_problem = ""
-        while True:
-            attempt += 1
-            messages = extraction_messages(goal, url, current)
-            reply = None
-            problem, why = "short", "no reply"
-            try:
-                async with asyncio.timeout_at(deadline):
-                    reply = await ctx.complete(messages, purpose="extract", model=settings.extract_model)
-            except TimeoutError:
-                ctx.progress(f"extract attempt {attempt}: out of time, showing the page text")
-                return fallback_text(text, share, full_chars, "the visit's time limit ran out")
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # any model failure is a failed attempt
-                problem, why = "short", f"model error ({excerpt(exc)})"
-            usage = _usage(reply)
-            if reply is not None:
-                raw = str(getattr(reply, "text", "") or "")
-                parsed = parse_extraction(raw)
-                if not raw.strip():
-                    problem, why = "short", "empty reply"
-                elif parsed is None:
-                    problem, why = "parse", "reply is not valid JSON"
-                elif len(parsed[0].strip()) + len(parsed[1].strip()) < EXTRACT_MIN_CHARS:
-                    problem, why = "short", "reply too short"
-                else:
-                    ctx.progress(f"extract attempt {attempt}: done", **usage)
-                    return extracted_text(*parsed)
-            last_problem = why
-            if problem == "short":
-                shrinks += 1
-                if shrinks <= EXTRACT_SHRINK_STEPS:
-                    current = current[: int(len(current) * EXTRACT_SHRINK)]
-                    step = f"shrinking to {EXTRACT_SHRINK:.0%}"
-                elif shrinks == EXTRACT_SHRINK_STEPS + 1:
-                    current = current[:EXTRACT_LAST_CHARS]
-                    step = f"cutting to {EXTRACT_LAST_CHARS:,} characters"
-                else:
-                    step = ""
+
+# -- goal-directed extraction (public: ``tui-agent read --goal`` runs the same) ---------------------
+async def extract(url: str, goal: str, text: str, full_chars: int | None, ctx: ToolContext,
+                  deadline: float, share: int) -> str:
+    """The goal-directed extraction of a page's ``text`` for ``goal`` with ``ctx.complete``, as
+    the visit tool runs it; ``share``: the tokens the page text may take when extraction fails.
+    The ladder: short/empty reply → 70% (×3) → 25,000 chars; not JSON → retry (×3)."""
+    settings = ctx.settings
+    current, _cut = tokens.truncate(redact(text), settings.extract_max_tokens)
+    attempt = shrinks = parse_retries = 0
+    last_problem = ""
+    while True:
+        attempt += 1
+        messages = extraction_messages(goal, url, current)
+        reply = None
+        problem, why = "short", "no reply"
+        try:
+            async with asyncio.timeout_at(deadline):
+                reply = await ctx.complete(messages, purpose="extract", model=settings.extract_model)
+        except TimeoutError:
+            ctx.progress(f"extract attempt {attempt}: out of time, showing the page text")
+            return fallback_text(text, share, full_chars, "the visit's time limit ran out")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # any model failure is a failed attempt
+            problem, why = "short", f"model error ({excerpt(exc)})"
+        usage = _usage(reply)
+        if reply is not None:
+            raw = str(getattr(reply, "text", "") or "")
+            parsed = parse_extraction(raw)
+            if not raw.strip():
+                problem, why = "short", "empty reply"
+            elif parsed is None:
+                problem, why = "parse", "reply is not valid JSON"
+            elif len(parsed[0].strip()) + len(parsed[1].strip()) < EXTRACT_MIN_CHARS:
+                problem, why = "short", "reply too short"
             else:
-                parse_retries += 1
-                step = "retrying" if parse_retries <= EXTRACT_PARSE_RETRIES else ""
-            ctx.progress(f"extract attempt {attempt}: {why}, {step or 'giving up, showing the page text'}", **usage)
-            if not step:
-                return fallback_text(text, share, full_chars,
-                                     f"no usable reply after {attempt} attempts; last: {last_problem}")
+                ctx.progress(f"extract attempt {attempt}: done", **usage)
+                return extracted_text(*parsed)
+        last_problem = why
+        if problem == "short":
+            shrinks += 1
+            if shrinks <= EXTRACT_SHRINK_STEPS:
+                current = current[: int(len(current) * EXTRACT_SHRINK)]
+                step = f"shrinking to {EXTRACT_SHRINK:.0%}"
+            elif shrinks == EXTRACT_SHRINK_STEPS + 1:
+                current = current[:EXTRACT_LAST_CHARS]
+                step = f"cutting to {EXTRACT_LAST_CHARS:,} characters"
+            else:
+                step = ""
+        else:
+            parse_retries += 1
+            step = "retrying" if parse_retries <= EXTRACT_PARSE_RETRIES else ""
+        ctx.progress(f"extract attempt {attempt}: {why}, {step or 'giving up, showing the page text'}", **usage)
+        if not step:
+            return fallback_text(text, share, full_chars,
+                                 f"no usable reply after {attempt} attempts; last: {last_problem}")
 
 
 def page_section(page: PageRead, share: int) -> Section:
@@ -270,6 +272,13 @@ def overall_status(statuses: list[str]) -> str:
     if HTTP_ERROR in statuses:
         return HTTP_ERROR
     return REFUSED
+
+
+def page_observation(page, observation_tokens: int):
+    """The observation the visit tool gives for one read page with extraction off (``read``)."""
+    from tui_agent.tools.base import SourceRegistry
+
+    return observation([page_section(page, section_tokens(observation_tokens, 1))], SourceRegistry())
 
 
 def cap_section(text: str, max_tokens: int, full_chars: int | None = None) -> str:

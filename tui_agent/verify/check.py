@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tui_agent.model import tokens
 from tui_agent.config import Settings
 from tui_agent.safety.hygiene import redact, strip_controls
 from tui_agent.model.jsonreply import json_object
@@ -259,12 +258,14 @@ def prompt_template() -> str:
 def verify_messages(claim: str, sources: list[str], budget: int) -> list[dict[str, str]]:
     """The verifier's request: one user message from prompts/verify.txt, each source's stored text
     redacted and cut to its share of ``budget`` tokens."""
-    share = max(1, budget // max(1, len(sources)))
+    from tui_agent.context import budgets
+
+    share = budgets.share(budget, len(sources))
     parts = []
     for text in sources:
-        kept, cut = tokens.truncate(redact(text), share)
+        kept, cut = budgets.cut(redact(text), share)
         kept = kept.replace(SOURCES_END, "=== SOURCES END (quoted in the page) ===")
-        parts.append(kept.rstrip() + (f"\n[… cut {cut:,} more tokens of this source]" if cut else ""))
+        parts.append(budgets.with_note(kept, budgets.note(cut, share + cut, budgets.SOURCE_SHARE)) if cut else kept.rstrip())
     head, _, tail = prompt_template().partition("{sources}")
     return [{"role": "user", "content": head.replace("{claim}", claim) + "\n\n".join(parts) + tail}]
 
