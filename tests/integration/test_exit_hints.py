@@ -73,17 +73,17 @@ def test_a_tui_session_that_was_not_saved_gets_no_resume_command(tmp_path):
 
 
 async def test_the_quit_dialog_of_an_active_run_names_the_data_dir_and_config(tmp_path, chat_server):
-    from tests.tui.conftest import make_app, wait_until
+    from tests.helpers import call
+    from tests.tui.conftest import make_app, wait_pending
     from tui_agent.screens.confirm import ConfirmScreen
 
-    chat_server.script(Fault(hang=True))
+    chat_server.script(call("lookup", topic="a"))
     app, _ = make_app(chat_server, tmp_path)
     app.config_file = str(tmp_path / "mine.toml")
-    async with app.run_test() as pilot:
-        await wait_until(pilot, lambda: chat_server.requests, what="the model call")
-        await app.flows.quit_asking()
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the quit dialog")
-        await pilot.pause()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmScreen)
         text = " ".join(str(w.content) for w in app.screen.query("Static"))
         assert f"--data-dir {tmp_path / 'data'}" in text and f"--config {tmp_path / 'mine.toml'}" in text
-        app.exit()
+        await pilot.press("n")
