@@ -215,20 +215,7 @@ def bench_keys_tmux(presses: int, tmp: Path, tokens_per_s: int = TOKENS_PER_S) -
                     raise TimeoutError(capture())
                 time.sleep(0.05)
             time.sleep(1.0)
-            samples = []
-            for i in range(presses):
-                want = i % 2 == 1  # started with --yes: the auto flag disappears, then appears
-                t0 = time.perf_counter()
-                tmux("send-keys", "-t", TMUX, "y")
-                while True:
-                    screen = capture()
-                    header = screen.splitlines()[0] if screen else ""
-                    if (" auto" in header) == want:  # capture-pane strips trailing spaces
-                        break
-                    if time.perf_counter() - t0 > 5:
-                        raise TimeoutError(header)
-                samples.append(time.perf_counter() - t0)
-                time.sleep(0.15)
+            samples = _press_and_poll(presses)  # started with --yes: auto goes off, then on
             header = capture().splitlines()[0]
             if "running" not in header and "answering" not in header:
                 raise RuntimeError(f"the stream ended before the presses did: {header}")
