@@ -56,7 +56,6 @@ EXTRACT_PARSE_RETRIES = 3  # a reply that is not JSON: retry as is, up to three 
 EXTRACT_MIN_CHARS = 10  # evidence + summary shorter than this is "too short"
 
 PROMPT_FILE = Path(__file__).resolve().parent.parent / "prompts" / "extract.txt"
-PAGE_END = "=== PAGE END ==="
 HTTP_ERROR = ObservationStatus.HTTP_ERROR
 
 DESCRIPTION = (
