@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import typing
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -23,6 +24,8 @@ _NAMES = {int: "integer", float: "number", str: "text", bool: "true/false", Secr
 def _type(name: str) -> str:
     """A setting's declared type, choices and bounds in words."""
     form = shape(name)
+    if typing.get_origin(form.kind) is dict:
+        return "TOML table"  # its keys and values are described in the meaning
     text = " or ".join(f"'{c}'" for c in form.choices) if form.choices else _NAMES.get(form.kind, str(form.kind))
     bounds = ", ".join(f"{_BOUNDS[type(b)]} {getattr(b, dataclasses.fields(b)[0].name)}" for b in form.bounds)
     text += f" {bounds}" if bounds else ""

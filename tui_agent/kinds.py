@@ -123,3 +123,11 @@ class ContextPolicy(StrEnum):
     TRUNCATE = "truncate"  # keep the last context_keep_rounds rounds; older ones become stubs
     SUMMARISE = "summarise"  # older rounds become a state note at the top
     FACTS = "facts"  # each observation enters the context as the facts it holds for the question
+
+
+class ToolPolicy(StrEnum):
+    """A tool's approval policy from the ``tool_policies`` setting (by name or glob)."""
+
+    ASK = "ask"  # the default: the run's approval (a person, auto mode, always-approve) decides
+    ALLOW = "allow"  # run without asking
+    DENY = "deny"  # never run, not even with --yes or auto mode

@@ -32,6 +32,7 @@ class Approve:
 @dataclass
 class Reject:
     reason: str = "rejected by the user"
+    policy: bool = False  # denied by a tool policy in the configuration (agent.tool_policy), not by a person
 
 
 @dataclass

@@ -18,6 +18,7 @@ from tui_agent.agent.approval import (
 )
 from tui_agent.config import Settings
 from tui_agent.model import Reply
+from tui_agent.agent import tool_policy
 from tui_agent.agent.run_control import RunControl, SubmitRequested
 from tui_agent.session import fold
 from tui_agent.session.events import (
@@ -136,7 +137,8 @@ class ToolRunner:
             self.control.request_submit()
             raise SubmitRequested()
         if isinstance(decision, Reject):
-            text = f"The user rejected this call. Reason: {decision.reason or 'none given'}"
+            text = (f"Denied: {decision.reason}. Use another tool or answer." if decision.policy else
+                    f"The user rejected this call. Reason: {decision.reason or 'none given'}")
             return self._observe(call_id, call.name, call.arguments, text, ObservationStatus.REJECTED)
         args = decision.arguments
         if decision.edited:
@@ -149,11 +151,13 @@ class ToolRunner:
         return await self._execute(call_id, tool, args)
 
     async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
-        """The run's policy first (auto mode, always-allowed tools), else ask a person."""
+        """The tool policies of the configuration first (deny wins over everything), then the run's
+        policy (auto mode, always-allowed tools), else ask a person."""
         policy = self.state.approval
-        if policy.auto or name in policy.always or self.approver is None:
-            decision: DecisionT = Approve(arguments, auto=True)
-        else:
+        decision: DecisionT | None = tool_policy.policy_decision(name, arguments, self.settings.tool_policies)
+        if decision is None and (policy.auto or name in policy.always or self.approver is None):
+            decision = Approve(arguments, auto=True)
+        elif decision is None:
             self.emit(ApprovalRequested(call_id=call_id))
             request = ApprovalRequest(call_id=call_id, step=self.state.step, tool=name, arguments=arguments,
                                       schema=schema)

@@ -9,6 +9,7 @@ the flags (cli/common.py) are all read from this declaration; the loading order 
 from __future__ import annotations
 
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass as plain_dataclass
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import annotated_types
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, SecretStr
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, SecretStr, with_config
 from pydantic.dataclasses import dataclass
 from pydantic.fields import FieldInfo
+from typing_extensions import TypedDict  # pydantic validates only typing_extensions' TypedDict on 3.11
 
 APP_NAME = "tui-agent"
 
@@ -62,6 +64,32 @@ def _policy_list(value: str) -> str:
         raise ValueError(f"unknown context policy {', '.join(bad) or '(empty)'}: use a comma list of "
                          f"{', '.join(CONTEXT_POLICIES)}")
     return ",".join(names)
+
+
+@with_config(ConfigDict(extra="forbid"))
+class McpServer(TypedDict, total=False):
+    """One ``[mcp_servers.NAME]`` table: ``command`` (with ``args``, ``env``, ``cwd``) runs a server
+    over stdio; ``url`` connects to one over streamable HTTP."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: str
+    url: str
+
+
+def _mcp_servers(value: dict[str, McpServer]) -> dict[str, McpServer]:
+    """Each server has a name usable in a tool name and exactly one of command or url."""
+    for name, server in value.items():
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_-]*", name) or "__" in name:
+            raise ValueError(f"MCP server name {name!r}: use letters, digits, '-' and single '_' "
+                             f"(it becomes part of tool names mcp__{name}__TOOL)")
+        if ("command" in server) == ("url" in server):
+            raise ValueError(f"MCP server {name!r}: give either command (stdio) or url (streamable HTTP)")
+    return value
+
+
+ToolPolicyName = Literal["ask", "allow", "deny"]
 
 CONFIG = ConfigDict(validate_assignment=True, use_attribute_docstrings=True, allow_inf_nan=False, extra="forbid")
 
@@ -153,6 +181,14 @@ class Settings:
     """Token cap of page text sent to the extraction call."""
     tool_timeout_s: Seconds = 90.0
     """Upper bound for any one tool call."""
+    mcp_servers: Annotated[dict[str, McpServer], AfterValidator(_mcp_servers)] = Field(default={})
+    """MCP servers whose tools the model may call (as mcp__NAME__TOOL), one [mcp_servers.NAME] table each: command, args, env (stdio) or url (streamable HTTP)."""
+    mcp_start_timeout_s: Seconds = 30.0
+    """Seconds for an MCP server to start and list its tools; a server slower than this is left out of the run."""
+    mcp_call_timeout_s: Seconds = 60.0
+    """Upper bound for one MCP tool call."""
+    tool_policies: dict[str, ToolPolicyName] = Field(default={})
+    """Approval per tool name or glob ("mcp__notes__*"), in a [tool_policies] table: ask (the default), allow (run without asking) or deny (never run, even with --yes; deny wins over every other match)."""
 
     # --- citation checks (sessions verify) ------------------------------------------------
     verify_model: Text = None
