@@ -10,7 +10,7 @@ from tui_agent.agent.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
 from tui_agent.model import Model
-from tui_agent.session.events import Event, Notice, NoticeLevel
+from tui_agent.session.events import Event, Notice, NoticeLevel, RunStarted
 from tui_agent.session.fold import SessionState
 from tui_agent.session.log import SessionLog
 from tui_agent.session.store import new_session_id
@@ -67,6 +67,7 @@ class Run:
         self._submit_early = False
         self._auto_early: bool | None = None
         self._task: asyncio.Task[RunResult] | None = None
+        self._tool_notices: list[str] = []  # MCP servers and plugins left out: said once the run has started
 
     def _emit(self, event: Event) -> None:
         if self.store is not None and self.store_error is None:
@@ -81,6 +82,10 @@ class Run:
                                     text=f"{self.store_error} — the run goes on, but what follows is not saved"))
         for listener in self.listeners:
             listener(event)
+        if isinstance(event, RunStarted) and self._tool_notices:
+            notices, self._tool_notices = self._tool_notices, []
+            for text in notices:
+                self._emit(Notice(session_id=self.session_id, step=event.step, level=NoticeLevel.WARNING, text=text))
 
     async def start(self) -> RunResult:
         self._task = asyncio.current_task()  # type: ignore[assignment] - the task running this coroutine
@@ -98,8 +103,12 @@ class Run:
         if self.store is not None and self.state is None:
             self.store.create_session(self.session_id, self.question, self.settings.model or "",
                                       self.settings.summary(), eval_label=self.eval_label, case_id=self.case_id)
+        from tui_agent.tools import close_registry, open_registry
+
         try:
             async with client as http:
+                # MCP servers start here: the prompt is written from their tool lists.
+                self._tool_notices = await open_registry(tools)
                 self.engine = Engine(
                     self.settings, self.question, tools=tools, llm=self.llm,
                     approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
@@ -113,6 +122,7 @@ class Run:
                     self.engine.set_auto(self._auto_early)
                 return await self.engine.run()
         finally:
+            await close_registry(tools)  # MCP servers stop with the run, also when it is cancelled
             if self.store is not None and (self.interrupted or self.store_error):
                 self._mark_interrupted()
 

@@ -1,0 +1,76 @@
+"""A small MCP server of notes, written with the official SDK (``MCPServer``).
+
+    python notes_server.py            # over stdio (the tests start it as a subprocess)
+    serve_http()                      # over streamable HTTP on 127.0.0.1, in a thread of the test
+
+Tools: ``find_note`` (a note, or a tool error for an unknown topic), ``wait`` (hangs for the
+seconds asked: the call timeout's test) and ``crash`` (the server process dies mid-call).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+NOTES = {"hubble": "Edwin Hubble was born on 20 November 1889 in Marshfield, Missouri."}
+
+app = MCPServer("notes")
+
+
+@app.tool()
+def find_note(topic: str) -> str:
+    """Find the note about a topic (a lowercase word such as 'hubble')."""
+    if topic not in NOTES:
+        raise ToolError(f"no note about {topic!r}; the notes cover: {', '.join(NOTES)}")
+    return NOTES[topic]
+
+
+@app.tool()
+async def wait(seconds: float) -> str:
+    """Wait the given seconds, then say so."""
+    await anyio.sleep(seconds)
+    return f"waited {seconds} s"
+
+
+@app.tool()
+def crash() -> str:
+    """End the server process at once."""
+    os._exit(3)
+
+
+@contextmanager
+def serve_http() -> Iterator[str]:
+    """Serve the notes over streamable HTTP on 127.0.0.1 (an ephemeral port) in a daemon thread;
+    yields the URL."""
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app.streamable_http_app(host="127.0.0.1"), log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started and thread.is_alive():
+            threading.Event().wait(0.02)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--fail":  # a server that cannot start
+        sys.stderr.write("notes: the index file is missing\n")
+        sys.exit(2)
+    app.run()

@@ -1,0 +1,121 @@
+"""MCP servers as tools: each tool of a configured server is a regular :class:`Tool` named
+``mcp__SERVER__TOOL``, with the server's description and input schema (the single source for the
+prompt, argument validation and the approval display, as for the built-in tools).
+
+The servers of ``settings.mcp_servers`` start when a run needs their tool lists (the prompt is
+written from them) and stop with the run (:meth:`McpServers.aclose`, also on cancel). A server
+that cannot start is left out of the run with a message naming it; a call to one of its tools, a
+tool error, a server that stops or a call that hangs past ``mcp_call_timeout_s`` becomes an
+observation that says so (status ``failed``), never a traceback or a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING, Any
+
+from tui_agent.tools.base import FAILED, OK, Tool, ToolContext, ToolResult
+from tui_agent.tools.mcp_server import McpServerConnection, McpUnavailable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcp_types import CallToolResult, Tool as RemoteTool
+
+    from tui_agent.config import Settings
+
+PREFIX = "mcp__"
+CALL_TIMEOUT_MARGIN_S = 5.0  # the engine's outer bound over mcp_call_timeout_s: the tool's own timeout names the server
+
+
+def tool_name(server: str, tool: str) -> str:
+    """The name the model calls: ``mcp__SERVER__TOOL`` (Claude Code's convention)."""
+    return f"{PREFIX}{server}__{tool}"
+
+
+def server_of(name: str) -> str | None:
+    """The server a tool name ``mcp__SERVER__TOOL`` belongs to, else None."""
+    if not name.startswith(PREFIX):
+        return None
+    server, sep, _ = name[len(PREFIX):].partition("__")
+    return server if sep else None
+
+
+class McpTool(Tool):
+    """One tool of an MCP server, called through the server's connection."""
+
+    def __init__(self, server: McpServerConnection, remote: "RemoteTool") -> None:
+        self.server, self.remote_name = server, remote.name
+        self.name = tool_name(server.name, remote.name)  # type: ignore[misc] - per instance here
+        self.description = (remote.description or f"Tool {remote.name} of the MCP server {server.name}.").strip()  # type: ignore[misc]
+        self.parameters = dict(remote.input_schema or {"type": "object"})  # type: ignore[misc]
+        self.source = f"MCP server {server.name}"
+
+    def timeout_s(self, settings: "Settings") -> float:
+        return settings.mcp_call_timeout_s + CALL_TIMEOUT_MARGIN_S
+
+    async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if not self.server.running:
+            ctx.progress(f"starting MCP server {self.server.name}")
+        try:
+            result = await self.server.call(self.remote_name, arguments, ctx.settings.mcp_call_timeout_s)
+        except McpUnavailable as exc:
+            ctx.progress(str(exc))
+            return ToolResult(f"Error: {exc}. Use another tool or answer.", FAILED)
+        text = result_text(result)
+        if result.is_error:
+            ctx.progress(f"MCP server {self.server.name}: {self.remote_name} reported an error")
+            return ToolResult(f"Error from the MCP server '{self.server.name}' ({self.remote_name}): {text}", FAILED)
+        return ToolResult(text or "(the tool returned nothing)", OK)
+
+
+def result_text(result: "CallToolResult") -> str:
+    """A tool result as text: text blocks as they are, other blocks named, else the structured content."""
+    parts: list[str] = []
+    for block in result.content:
+        match block.type:
+            case "text":
+                parts.append(block.text)
+            case "resource":
+                res = block.resource
+                text = getattr(res, "text", None)
+                parts.append(text if text is not None else f"[binary resource {res.uri} ({res.mime_type or 'unknown type'})]")
+            case "resource_link":
+                parts.append(f"[resource link {block.uri}" + (f": {block.name}]" if block.name else "]"))
+            case "image" | "audio":
+                parts.append(f"[{block.type} ({block.mime_type}) left out: only text is passed to the model]")
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return "\n\n".join(parts)
+
+
+class McpServers:
+    """The configured MCP servers of one run (or of ``tui-agent tools list``)."""
+
+    def __init__(self, settings: "Settings") -> None:
+        self.connections = {name: McpServerConnection(name, config, start_timeout_s=settings.mcp_start_timeout_s)
+                            for name, config in settings.mcp_servers.items()}
+        self.problems: dict[str, str] = {}  # server name -> why it is not part of the run
+
+    async def start(self) -> list[McpTool]:
+        """Start every server at once and return their tools; a server that cannot start is
+        recorded in ``problems`` (its message names it) and left out."""
+        names = list(self.connections)
+        listed = await asyncio.gather(*(self.connections[n].start() for n in names), return_exceptions=True)
+        tools: list[McpTool] = []
+        for name, result in zip(names, listed):
+            if isinstance(result, BaseException):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                self.problems[name] = str(result) if isinstance(result, McpUnavailable) else (
+                    f"MCP server '{name}' could not start: {type(result).__name__}: {result}")
+                continue
+            tools += [McpTool(self.connections[name], remote) for remote in result]
+        return tools
+
+    def unavailable(self, name: str) -> str | None:
+        """Why a called tool ``mcp__SERVER__…`` is missing, when its server could not start."""
+        server = server_of(name)
+        return self.problems.get(server) if server else None
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)

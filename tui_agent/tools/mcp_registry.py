@@ -1,0 +1,53 @@
+"""The tools of a run: the built-in ones, the plugins' and the MCP servers', in one registry.
+
+:class:`RunTools` is a :class:`ToolRegistry` whose MCP tools join when :meth:`RunTools.open` has
+started the servers (the prompt is written from their tool lists), and whose servers stop with
+:meth:`RunTools.aclose`. ``sources`` says where each tool comes from (``tui-agent tools list``);
+``problems`` are the messages, each naming its server or plugin, for what could not be added.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tui_agent.tools.base import Tool, ToolRegistry
+from tui_agent.tools.mcp import McpServers
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tui_agent.config import Settings
+
+BUILT_IN = "built-in"
+
+
+class RunTools(ToolRegistry):
+    def __init__(self, tools: list[Tool], settings: "Settings", *, sources: dict[str, str] | None = None,
+                 problems: list[str] | None = None) -> None:
+        super().__init__(tools)
+        self.sources = {name: (sources or {}).get(name, BUILT_IN) for name in self.tools}
+        self.problems = list(problems or [])
+        self.mcp = McpServers(settings)
+        self._opened = False
+
+    async def open(self) -> list[str]:
+        """Start the MCP servers and add their tools; the messages for everything left out."""
+        if not self._opened:
+            self._opened = True
+            for tool in await self.mcp.start():
+                if tool.name in self.tools:
+                    self.problems.append(f"MCP server '{tool.server.name}': the tool {tool.name} is already taken; "
+                                         "left out")
+                    continue
+                self.tools[tool.name] = tool
+                self.sources[tool.name] = tool.source
+            self.problems += self.mcp.problems.values()
+        return list(self.problems)
+
+    def validate(self, name: str, arguments: Any) -> str | None:
+        why = self.mcp.unavailable(name) if name not in self.tools else None
+        if why:
+            return f"{why}. Its tools are not available in this run; available tools: {', '.join(self.tools)}."
+        return super().validate(name, arguments)
+
+    async def aclose(self) -> None:
+        """Stop every MCP server this registry started (bounded; safe to call twice)."""
+        await self.mcp.aclose()
