@@ -23,11 +23,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 NOTES = {"hubble": "Edwin Hubble was born on 20 November 1889 in Marshfield, Missouri."}
 
 app = MCPServer("notes")
+CALLS: list[str] = []  # the topics asked for (read by the tests that serve HTTP in their own process)
 
 
 @app.tool()
 def find_note(topic: str) -> str:
     """Find the note about a topic (a lowercase word such as 'hubble')."""
+    CALLS.append(topic)
     if topic not in NOTES:
         raise ToolError(f"no note about {topic!r}; the notes cover: {', '.join(NOTES)}")
     return NOTES[topic]
@@ -70,6 +72,9 @@ def serve_http() -> Iterator[str]:
 
 
 if __name__ == "__main__":
+    if os.environ.get("NOTES_PID_FILE"):  # the tests check that the server stops with the run
+        with open(os.environ["NOTES_PID_FILE"], "w") as fh:
+            fh.write(str(os.getpid()))
     if len(sys.argv) > 1 and sys.argv[1] == "--fail":  # a server that cannot start
         sys.stderr.write("notes: the index file is missing\n")
         sys.exit(2)

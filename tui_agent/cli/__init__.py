@@ -20,6 +20,7 @@ COMMANDS = {
     "sessions": "stored sessions: list, show, export, fork, delete, verify",
     "read": "what the model would read from a URL (the visit tool, no model needed)",
     "eval": "run a regression set; eval compare LABEL_A LABEL_B; eval list",
+    "tools": "tools list: every tool (built-in, plugin, MCP server) with its source and policy",
     "help": "this help; help COMMAND shows a command's own flags",
 }
 OVERVIEW = """\
@@ -104,6 +105,10 @@ def dispatch(argv: list[str]) -> int:
         from tui_agent.cli.eval import main as eval_main
 
         return eval_main(argv[1:])
+    if command == "tools":
+        from tui_agent.cli.tools import main as tools_main
+
+        return tools_main(argv[1:])
     if command == "help":
         return cmd_help(argv[1:])
     return cmd_tui(argv)

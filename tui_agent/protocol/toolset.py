@@ -19,9 +19,11 @@ class ToolSet:
     def __init__(self, tools: Any = None) -> None:
         self.known = tools is not None
         self.params: dict[str, dict[str, Any] | None] = {}
+        self.left_out: list[str] = []  # why tools are missing from this run (an MCP server that could not start)
         if tools is None:
             return
         if hasattr(tools, "tools") and isinstance(tools.tools, Mapping):  # a ToolRegistry
+            self.left_out = list(getattr(tools, "left_out", list)())
             tools = list(tools.tools.values())
         if isinstance(tools, str):
             tools = [tools]
@@ -68,7 +70,8 @@ class ToolSet:
         return is_array and isinstance(items, Mapping) and items.get("type") == "string"
 
     def listing(self) -> str:
-        return ", ".join(self.names) or "none"
+        names = ", ".join(self.names) or "none"
+        return names + (f" (not available in this run: {'; '.join(self.left_out)})" if self.left_out else "")
 
     def example_arguments(self, tool: str) -> dict[str, Any]:
         """Placeholder arguments from the tool's schema: its required properties (else the first)."""

@@ -32,14 +32,6 @@ def tool_name(server: str, tool: str) -> str:
     return f"{PREFIX}{server}__{tool}"
 
 
-def server_of(name: str) -> str | None:
-    """The server a tool name ``mcp__SERVER__TOOL`` belongs to, else None."""
-    if not name.startswith(PREFIX):
-        return None
-    server, sep, _ = name[len(PREFIX):].partition("__")
-    return server if sep else None
-
-
 class McpTool(Tool):
     """One tool of an MCP server, called through the server's connection."""
 
@@ -111,11 +103,6 @@ class McpServers:
                 continue
             tools += [McpTool(self.connections[name], remote) for remote in result]
         return tools
-
-    def unavailable(self, name: str) -> str | None:
-        """Why a called tool ``mcp__SERVER__…`` is missing, when its server could not start."""
-        server = server_of(name)
-        return self.problems.get(server) if server else None
 
     async def aclose(self) -> None:
         await asyncio.gather(*(c.aclose() for c in self.connections.values()), return_exceptions=True)

@@ -8,7 +8,7 @@ started the servers (the prompt is written from their tool lists), and whose ser
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tui_agent.tools.base import Tool, ToolRegistry
 from tui_agent.tools.mcp import McpServers
@@ -42,11 +42,10 @@ class RunTools(ToolRegistry):
             self.problems += self.mcp.problems.values()
         return list(self.problems)
 
-    def validate(self, name: str, arguments: Any) -> str | None:
-        why = self.mcp.unavailable(name) if name not in self.tools else None
-        if why:
-            return f"{why}. Its tools are not available in this run; available tools: {', '.join(self.tools)}."
-        return super().validate(name, arguments)
+    def left_out(self) -> list[str]:
+        """Why tools the model may expect are missing: the MCP servers that could not start (the
+        parser's unknown-tool message quotes these, protocol.toolset)."""
+        return list(self.mcp.problems.values())
 
     async def aclose(self) -> None:
         """Stop every MCP server this registry started (bounded; safe to call twice)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import tempfile
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 STDERR_TAIL_CHARS = 600  # of a failed stdio server's stderr, quoted in the message
 LIST_PAGES = 100  # tools/list pages read at most (a paginator that never ends cannot hang a start)
 STOP_TIMEOUT_S = 10.0  # for the SDK's bounded shutdown of one server (close stdin, TERM, KILL)
+
+
+_QUIET = logging.NullHandler()
 
 
 class McpUnavailable(Exception):
@@ -89,6 +93,9 @@ class McpServerConnection:
         """The connection's own task: connect, list the tools, wait for ``stop``, disconnect."""
         from mcp import Client
 
+        # The SDK logs transport trouble; with no handler Python would print it on stderr, over the
+        # TUI or into the headless trace. Failures reach the user as the messages made here.
+        logging.getLogger("mcp").addHandler(_QUIET)
         try:
             async with Client(self._transport(), mode="auto") as client:
                 self.tools = await _list_tools(client)

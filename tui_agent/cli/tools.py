@@ -1,0 +1,82 @@
+"""`tui-agent tools list`: every tool a run would offer the model, where it comes from and its policy.
+
+  tui-agent tools list [--json] [flags]
+
+The built-in tools, the installed plugins' (entry point group ``tui_agent.tools``) and the
+configured MCP servers' (started to list their tools, then stopped), each with its source and
+its approval policy from ``[tool_policies]`` (ask, allow or deny, and the pattern that set it).
+A server or plugin that could not be added is named on stderr and the exit status is 1; bad
+usage or configuration exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Sequence
+
+from tui_agent.cli.common import UsageError, add_common, settings_from
+from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse's own usage errors: exit 2 with our prefix
+        raise UsageError(f"tools: {message}\n{self.format_usage().rstrip()}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tui-agent tools", description="The tools a run offers the model.",
+                epilog="Exit status: 0 listed, 1 an MCP server or plugin could not be added, 2 bad usage.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    ls = sub.add_parser("list", help="every tool with its source (built-in, plugin, MCP server) and its policy")
+    ls.add_argument("--json", action="store_true", help="one JSON object per tool, one per line")
+    add_common(ls)
+    return p
+
+
+async def _rows(settings) -> tuple[list[dict[str, str]], list[str]]:
+    from tui_agent.agent.tool_policy import policy_for
+    from tui_agent.tools import build_registry, close_registry, open_registry
+
+    tools = build_registry(settings)
+    try:
+        problems = await open_registry(tools)
+    finally:
+        await close_registry(tools)
+    rows = []
+    for name, tool in tools.tools.items():
+        policy, pattern = policy_for(name, settings.tool_policies)
+        rows.append({"name": name, "source": tools.sources.get(name, "built-in"), "policy": str(policy),
+                     "pattern": pattern or "", "description": " ".join(tool.description.split())})
+    return rows, problems
+
+
+def cmd_list(ns: argparse.Namespace) -> int:
+    from tui_agent.safety.hygiene import terminal_safe
+
+    settings = settings_from(ns)
+    rows, problems = asyncio.run(_rows(settings))
+    if ns.json:
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        width = max([len(r["name"]) for r in rows] + [4])
+        source_width = max([len(r["source"]) for r in rows] + [6])
+        sys.stdout.write(f"{'TOOL':<{width}}  {'SOURCE':<{source_width}}  POLICY\n")
+        for r in rows:
+            by = f' ("{r["pattern"]}")' if r["pattern"] and r["pattern"] != r["name"] else ""
+            sys.stdout.write(terminal_safe(f"{r['name']:<{width}}  {r['source']:<{source_width}}  {r['policy']}{by}") + "\n")
+        if settings.tool_policies:
+            sys.stdout.write("\ntool policies (deny wins over every other match, --yes and auto mode included):\n")
+            for pattern, policy in settings.tool_policies.items():
+                sys.stdout.write(terminal_safe(f'  "{pattern}" = "{policy}"') + "\n")
+    for text in problems:
+        sys.stderr.write(terminal_safe(f"tui-agent: {text}") + "\n")
+    return EXIT_NO_ANSWER if problems else EXIT_OK
+
+
+def main(argv: Sequence[str]) -> int:
+    ns = build_parser().parse_args(list(argv))
+    return cmd_list(ns)
