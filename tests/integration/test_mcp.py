@@ -4,9 +4,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.helpers import Recorder, RecordingApprover, call, settings_for
 from tui_agent.agent.runner import Run
@@ -82,3 +85,23 @@ async def test_tool_errors_hangs_deaths_and_a_server_that_cannot_start_become_ob
     # Every observation reached the model in one message, each naming what happened.
     told = chat_server.requests[1]["messages"][-1]["content"]
     assert told.count("<tool_response>") == 4 and "did not answer wait" in told and "'broken' could not start" in told
+
+
+async def test_a_cancelled_run_stops_its_mcp_server_even_in_the_middle_of_a_call(chat_server, tmp_path):
+    pid_file = tmp_path / "notes.pid"
+    chat_server.script(call("mcp__notes__wait", seconds=600))
+    settings = settings_for(chat_server, mcp_servers={"notes": stdio(NOTES_PID_FILE=str(pid_file))},
+                            tool_policies={"mcp__notes__*": "allow"})
+    rec = Recorder()
+    task = asyncio.create_task(Run(settings, "Wait for me", store=None, approver=None, listeners=[rec]).start())
+    waiting = tmp_path / "notes.pid.waiting"
+    for _ in range(2400):  # the server says when the call is under way (up to 120 s on a loaded machine)
+        if waiting.exists() or task.done():
+            break
+        await asyncio.sleep(0.05)
+    assert waiting.exists() and not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert gone(int(pid_file.read_text()))
+    assert rec.of("run_ended")[0].termination == "cancelled"

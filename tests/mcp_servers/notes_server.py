@@ -38,6 +38,9 @@ def find_note(topic: str) -> str:
 @app.tool()
 async def wait(seconds: float) -> str:
     """Wait the given seconds, then say so."""
+    if os.environ.get("NOTES_PID_FILE"):  # tells the tests the call is under way
+        with open(os.environ["NOTES_PID_FILE"] + ".waiting", "w") as fh:
+            fh.write("waiting")
     await anyio.sleep(seconds)
     return f"waited {seconds} s"
 
