@@ -56,3 +56,11 @@ async def test_an_allowed_tool_runs_without_asking_the_person():
     await engine.run()
     assert tool.runs == [{"topic": "a"}] and approver.requests == []
     assert rec.of("decision")[0].kind == "auto"
+
+
+def test_the_help_page_shows_the_policies_in_force():
+    from tui_agent.screens.help import help_text
+
+    page = help_text({"mcp__notes__*": "allow", "visit": "deny"})
+    assert '- `"mcp__notes__*" = "allow"`' in page and '- `"visit" = "deny"`' in page
+    assert "None are set" in help_text({})

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-def help_text() -> str:
-    """The help page, made from the screens' action tables (the same ones behind their keys)."""
+def help_text(tool_policies: Mapping[str, str] | None = None) -> str:
+    """The help page, made from the screens' action tables (the same ones behind their keys) and
+    the tool policies in force."""
     from tui_agent.app.actions import help_rows
     from tui_agent.screens.main_keys import MAIN_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
@@ -52,6 +55,10 @@ Auto mode (**y**) and always-approve (**A**) hold for the run in which you gave 
 question, a resume or a fork asks again, unless tui-agent was started with **--yes**. The
 header shows *auto* while it is on.
 
+## Tool policies
+
+{policies_text(tool_policies or {})}
+
 ## Run states
 
 *running* · *awaiting approval* · *paused* (breakpoint) · *answering* (the final answer is
@@ -61,9 +68,23 @@ died is *interrupted* in the browser and stays resumable.
 """
 
 
+def policies_text(tool_policies: Mapping[str, str]) -> str:
+    """The ``[tool_policies]`` of the configuration, for the help page."""
+    from tui_agent.agent.tool_policy import describe
+
+    intro = ("Set in config.toml (`[tool_policies]`, a tool name or glob each): *allow* runs a call without "
+             "asking, *deny* never runs it, not even in auto mode or with **--yes** (deny wins over every "
+             "other match), *ask* leaves it to you. `tui-agent tools list` shows each tool's policy.")
+    lines = describe(tool_policies)
+    if not lines:
+        return intro + "\n\nNone are set: every tool call is yours to decide."
+    return intro + "\n\n" + "\n".join(f"- `{line}`" for line in lines)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark,f1", "dismiss(None)", "Close")]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help"):
-            yield Markdown(help_text())
+            settings = getattr(self.app, "settings", None)
+            yield Markdown(help_text(getattr(settings, "tool_policies", None)))
