@@ -22,7 +22,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 NOTES = {"hubble": "Edwin Hubble was born on 20 November 1889 in Marshfield, Missouri."}
 
-app = MCPServer("notes")
+app = MCPServer("notes", log_level="WARNING")
 CALLS: list[str] = []  # the topics asked for (read by the tests that serve HTTP in their own process)
 
 

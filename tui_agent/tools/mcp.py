@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tui_agent.config import Settings
 
 PREFIX = "mcp__"
-CALL_TIMEOUT_MARGIN_S = 5.0  # the engine's outer bound over mcp_call_timeout_s: the tool's own timeout names the server
+CALL_TIMEOUT_MARGIN_S = 5.0  # over the tool's own bounds (which name the server), for the engine's outer one
 
 
 def tool_name(server: str, tool: str) -> str:
@@ -43,7 +43,8 @@ class McpTool(Tool):
         self.source = f"MCP server {server.name}"
 
     def timeout_s(self, settings: "Settings") -> float:
-        return settings.mcp_call_timeout_s + CALL_TIMEOUT_MARGIN_S
+        """The engine's outer bound: a restart of a stopped server, then the call, each bounded here."""
+        return settings.mcp_start_timeout_s + settings.mcp_call_timeout_s + CALL_TIMEOUT_MARGIN_S
 
     async def run(self, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not self.server.running:
