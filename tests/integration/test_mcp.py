@@ -105,3 +105,20 @@ async def test_a_cancelled_run_stops_its_mcp_server_even_in_the_middle_of_a_call
         await task
     assert gone(int(pid_file.read_text()))
     assert rec.of("run_ended")[0].termination == "cancelled"
+
+
+def test_a_bad_mcp_server_table_or_tool_policy_in_the_config_is_named_with_its_key(tmp_path):
+    from tui_agent.config import ConfigError, load_settings
+
+    cases = {
+        '[mcp_servers.notes]\ncommand = "x"\nurl = "http://127.0.0.1:1/mcp"\n': "give either command (stdio) or url",
+        '[mcp_servers.my__notes]\nurl = "http://127.0.0.1:1/mcp"\n': "MCP server name 'my__notes'",
+        '[mcp_servers.notes]\ncommand = "x"\nargv = ["y"]\n': "extra inputs are not permitted",
+        '[tool_policies]\n"mcp__*" = "sometimes"\n': "must be 'ask', 'allow' or 'deny'",
+    }
+    for text, said in cases.items():
+        path = tmp_path / "config.toml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(ConfigError) as err:
+            load_settings(path=path, environ={})
+        assert str(path) in str(err.value) and said in str(err.value)
