@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from tests.helpers import NoteTool, RecordingApprover, call
+import asyncio
+
+import pytest
+
+from tests.helpers import NoteTool, Recorder, RecordingApprover, call
 from tests.unit.engine_kit import scripted_engine
 from tui_agent.agent.approval import Approve, Reject
+from tui_agent.agent.engine import Engine
 from tui_agent.agent.tool_policy import policy_decision, policy_for
+from tui_agent.config import Settings
 from tui_agent.kinds import ToolPolicy
+from tui_agent.model.scripted import ScriptedModel
+from tui_agent.session import fold
 from tui_agent.session.events import ObservationStatus
+from tui_agent.tools.base import ToolRegistry
 
 
 def test_deny_wins_over_an_exact_allow_and_a_longer_glob():
@@ -64,3 +73,27 @@ def test_the_help_page_shows_the_policies_in_force():
     page = help_text({"mcp__notes__*": "allow", "visit": "deny"})
     assert '- `"mcp__notes__*" = "allow"`' in page and '- `"visit" = "deny"`' in page
     assert "None are set" in help_text({})
+
+
+async def test_a_call_approved_before_the_process_stopped_is_not_run_on_resume_once_the_config_denies_it():
+    class Blocking(NoteTool):
+        async def run(self, arguments, ctx):
+            self.runs.append(arguments)
+            await asyncio.Event().wait()
+
+    tool = Blocking()
+    engine, rec, _ = scripted_engine([call("lookup", topic="a")], tool, auto_approve=True)
+    task = asyncio.create_task(engine.run())
+    while not tool.runs:
+        await asyncio.sleep(0.01)
+    task.cancel()  # what SIGTERM does: the call was approved and had started, no observation yet
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    state = fold.fold(e for e in rec.events if e.stored)
+    assert state.calls["c1"].decision == "auto" and state.calls["c1"].observation is None
+    again, rec2 = NoteTool(), Recorder()
+    resumed = Engine(Settings(model="scripted/test", answer_reserve=4000, tool_policies={"look*": "deny"},
+                              require_evidence=False),
+                     "", tools=ToolRegistry([again]), llm=ScriptedModel(["<answer>none</answer>"]), emit=rec2, state=state)
+    await resumed.run()
+    assert again.runs == [] and rec2.of("observation")[0].status == ObservationStatus.REJECTED

@@ -37,6 +37,11 @@ def policy_for(name: str, policies: Mapping[str, str]) -> tuple[ToolPolicy, str 
     return ToolPolicy.ASK, None
 
 
+def denies(name: str, policies: Mapping[str, str]) -> bool:
+    """Whether a deny pattern matches ``name`` (a resumed call approved before is decided again then)."""
+    return policy_for(name, policies)[0] is ToolPolicy.DENY
+
+
 def policy_decision(name: str, arguments: JSON, policies: Mapping[str, str]) -> DecisionT | None:
     """The decision the tool policies make for a call of ``name``: a policy Reject (deny), an
     automatic Approve (allow), or None (ask: the run's approval decides)."""

@@ -131,7 +131,8 @@ class ToolRunner:
         tool = self.tools.get(call.name)
         assert tool is not None
         decision = recorded_decision(rec.decision, rec.decided_arguments, rec.reason) if rec is not None else None
-        if decision is None:  # not decided before the process stopped: decide now
+        denied_now = isinstance(decision, Approve) and tool_policy.denies(call.name, self.settings.tool_policies)
+        if decision is None or denied_now:  # not decided before the process stopped (or denied by the config now)
             decision = await self._decide(call_id, call.name, call.arguments, tool.parameters)
         if isinstance(decision, SubmitNow):
             self.control.request_submit()
