@@ -6,7 +6,9 @@ everything** (over allow, over ``--yes`` and auto mode, over always-approve); ot
 name's entry wins over globs, and among globs the longest pattern. A tool nothing matches is ``ask``.
 
 The approval path calls :func:`policy_decision` first: a decision (deny or allow) settles the call,
-``None`` leaves it to the run's approval (auto mode, always-approved tools, a person).
+``None`` leaves it to the run's approval (auto mode, always-approved tools, a person). A resumed
+call approved before the process stopped is decided again when :func:`denies` says the
+configuration now denies it.
 """
 
 from __future__ import annotations
