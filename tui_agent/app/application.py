@@ -29,6 +29,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from tui_agent.app import themes as theme_files
+from tui_agent.app.attention import DecisionWatch, attention_sequence, waited_label
 from tui_agent.app.bridge import (
     STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
     StreamText, resolve,
@@ -88,6 +89,9 @@ class ResearchApp(App[int]):
         self.run_kwargs = dict(run_kwargs or {})
         self.elapsed_reader = elapsed
         self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
+        # the decision waiting for the user: the header's "waited", the bell (app/attention.py)
+        self.decision_watch = DecisionWatch(settings.notify_after_s, **({"clock": clock} if clock is not None else {}))
+        self.attention_written: list[str] = []  # what call_attention wrote, newest last
         self.detect = detect
         self.handle_signals = handle_signals
         self.config_file: str | None = None  # the --config given, repeated in printed commands
@@ -280,6 +284,7 @@ class ResearchApp(App[int]):
             return
         self.pending = req
         self.main.show_pending(req)
+        self.main.update_waiting()
         self.refresh_bindings()
 
     def on_run_finished(self, message: RunFinished) -> None:
@@ -310,6 +315,7 @@ class ResearchApp(App[int]):
         if not self.control.decide(decision):
             return
         self.main.clear_pending()
+        self.main.update_waiting()
         self.set_focus(None)
         self.refresh_bindings()
 
@@ -341,6 +347,26 @@ class ResearchApp(App[int]):
     def _tick(self) -> None:
         if self.run_active():
             self.refresh_gauge()
+        if self.main is not None and self.main.is_mounted:
+            self.main.update_waiting()
+
+    def watch_decisions(self) -> str:
+        """Follow the decision that waits: how long it has waited (what the header shows), and the
+        bell and desktop notification once it has waited ``notify_after_s`` (once per decision)."""
+        waiting = self.control.waiting_on()
+        self.decision_watch.after_s = self.settings.notify_after_s
+        self.decision_watch.observe(*waiting) if waiting else self.decision_watch.observe(None)
+        due = self.decision_watch.due()
+        if due is not None and self.settings.notify != "off":
+            self.call_attention(attention_sequence(self.settings.notify, "tui-agent",
+                                                   f"{due.kind} waiting: {due.detail}"))
+        return waited_label(self.decision_watch.waited())
+
+    def call_attention(self, sequence: str) -> None:
+        """Write the bell / notification sequence to the terminal (not in a headless test app)."""
+        self.attention_written.append(sequence)
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(sequence)
 
     def _figures(self) -> GaugeFigures:
         return gauge_figures(self.session, self.settings, self._read_elapsed())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 from typing import TYPE_CHECKING, Any, Callable
 
 from textual.message import Message
@@ -136,6 +137,15 @@ class RunController:
             store.mark_interrupted(session_id, only_if_running=True)
 
     # -- decisions ------------------------------------------------------------------------------
+    def waiting_on(self) -> tuple[object, str, str] | None:
+        """The decision that waits for the user, as (the request, its kind, what it asks); None if none."""
+        if self.pending is not None:
+            req = self.pending
+            return req, "tool call", f"{req.tool} {json.dumps(req.arguments, ensure_ascii=False)}"
+        if self.paused is not None:
+            return self.paused, "breakpoint", "paused before a model call"
+        return None
+
     def decide(self, decision: Any) -> bool:
         """Resolve the waiting request with ``decision``; False if none waits."""
         req = self.pending

@@ -6,9 +6,11 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any, TextIO
 
 from tui_agent.agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
+from tui_agent.app.attention import attention_sequence
 from tui_agent.safety.hygiene import for_terminal
 from tui_agent.session import fold
 from tui_agent.session.events import (
@@ -24,6 +26,13 @@ THOUGHT_PREVIEW_CHARS = 2000
 
 
 clean = for_terminal  # text for the terminal: controls, escapes and bidi overrides removed, secrets redacted
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or odd stream
+        return False
 
 
 def _args(arguments: Any) -> str:
@@ -175,9 +184,27 @@ class TerminalApprover:
     """Asks each tool call on the terminal: approve, always, edit JSON, reject with a reason,
     submit now (an ``approval.Approver``)."""
 
-    def __init__(self, inp: TextIO = sys.stdin, out: TextIO = sys.stderr):
+    def __init__(self, inp: TextIO = sys.stdin, out: TextIO = sys.stderr, *, notify: str = "all",
+                 notify_after_s: float = 10.0, env: Mapping[str, str] | None = None):
         self.inp = inp
         self.out = out
+        self.notify = notify  # the notify setting: what rings when a question waits notify_after_s
+        self.notify_after_s = notify_after_s
+        self.env = env
+
+    def _attention(self, detail: str) -> None:
+        """The question has waited notify_after_s: ring the terminal (only a terminal: never into a pipe)."""
+        if not _is_terminal(self.out):
+            return
+        seq = attention_sequence(self.notify, "tui-agent", detail, self.env)
+        if seq:
+            self.out.write(seq)
+            self.out.flush()
+
+    def _call_when_waiting(self, detail: str) -> asyncio.TimerHandle | None:
+        if self.notify == "off":
+            return None
+        return asyncio.get_running_loop().call_later(self.notify_after_s, self._attention, detail)
 
     async def _read(self, prompt: str) -> str:
         self.out.write(prompt)
@@ -212,6 +239,14 @@ class TerminalApprover:
 
     async def decide(self, req: ApprovalRequest) -> DecisionT:
         self.out.write(f"\n  {req.tool} {_args(req.arguments)}\n")
+        ring = self._call_when_waiting(f"tool call waiting: {req.tool} {_args(req.arguments)}")
+        try:
+            return await self._decide(req)
+        finally:
+            if ring is not None:
+                ring.cancel()
+
+    async def _decide(self, req: ApprovalRequest) -> DecisionT:
         while True:
             try:
                 choice = await self._read("  [a]pprove  [A]lways this tool  [e]dit  [r]eject  [s]ubmit now > ")

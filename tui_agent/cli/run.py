@@ -97,7 +97,8 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
         raise UsageError("standard input is not a terminal, so tool calls cannot be approved; "
                          "pass --yes to approve them all")
     settings = ensure_model(settings)
-    run = Run(settings, question, store=store, approver=TerminalApprover(),
+    approver = TerminalApprover(notify=settings.notify, notify_after_s=settings.notify_after_s)
+    run = Run(settings, question, store=store, approver=approver,
               listeners=[TracePrinter(sys.stderr, live=sys.stderr.isatty())], **kwargs)
     try:
         result = asyncio.run(_with_signals(run))

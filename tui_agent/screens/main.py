@@ -146,8 +146,13 @@ class MainScreen(Screen):
         h.session_id = self.session.session_id or h.session_id
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
+        h.waited = app.watch_decisions()  # type: ignore[attr-defined]
         for b in self.query("#submit_now"):
             b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
+
+    def update_waiting(self) -> None:
+        """The clock's tick: how long the decision has waited (and the bell when it is time)."""
+        self.header.waited = self.app.watch_decisions()  # type: ignore[attr-defined]
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         self.query_one(TokenGauge).set_figures(figures)

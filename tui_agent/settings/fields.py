@@ -213,6 +213,10 @@ class Settings:
     """Approve every tool call without asking."""
     breakpoint: Annotated[bool, Flag(FRONT_END)] = False
     """Pause before every model call in the TUI."""
+    notify: Annotated[Literal["all", "bell", "off"], Flag(FRONT_END)] = "all"
+    """When a decision (tool call, plan, breakpoint, clarifying question) has waited notify_after_s: 'all' rings the terminal bell and sends a desktop notification through the terminal (OSC 9, or OSC 777 where the terminal takes it), 'bell' only rings, 'off' does neither."""
+    notify_after_s: Annotated[float, Field(ge=0)] = 10.0
+    """Seconds a decision waits before the bell and the desktop notification (0: at once)."""
 
     # ----------------------------------------------------------------------------------------
     def resolved_data_dir(self) -> Path:

@@ -29,6 +29,7 @@ class StatusHeader(Widget):
     state: reactive[str] = reactive("idle")
     auto: reactive[bool] = reactive(False)
     breakpoint: reactive[bool] = reactive(False)
+    waited: reactive[str] = reactive("")  # how long the decision waiting for the user has waited
 
     def render(self) -> Content:
         state_style = STATE_STYLES.get(self.state, "bold $error" if "error" in self.state else "bold $primary")
@@ -37,6 +38,8 @@ class StatusHeader(Widget):
         parts: list = [("tui-agent", "bold $primary"), "  model ", (self.model or "—", "bold"),
                        "  session ", (self.session_id or "—", "bold")]
         parts += ["  ", (f" {self.state} ", state_style)]
+        if self.waited:
+            parts += [("  waiting ", "$text-muted"), (self.waited, "bold $warning")]
         if self.auto:
             parts += ["  ", (" auto ", "bold reverse $warning")]
         if self.breakpoint:

@@ -1,0 +1,53 @@
+"""A decision that waits calls the user: the header counts how long it has waited, and after
+notify_after_s the app writes the bell and the desktop notification, once per decision. The app's
+clock is injected, so nothing here races two timers."""
+
+from __future__ import annotations
+
+from tests.helpers import call
+from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+
+ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
+
+
+async def test_a_waiting_call_shows_its_wait_and_rings_once_after_notify_after_s(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="life"), call("lookup", topic="again"), ANSWER)
+    now = [1000.0]
+    app, _ = make_app(chat_server, tmp_path, clock=lambda: now[0], notify_after_s=10)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        assert app.main.header.waited == "0s"
+        now[0] += 9  # not yet
+        await wait_until(pilot, lambda: app.main.header.waited == "9s", what="the header's wait")
+        assert app.attention_written == []
+        now[0] += 3
+        await wait_until(pilot, lambda: app.main.header.waited == "12s", what="the header's wait")
+        assert len(app.attention_written) == 1
+        rung = app.attention_written[0]
+        assert rung.startswith("\a") and "tool call waiting: lookup" in rung and "life" in rung
+        now[0] += 30
+        await wait_until(pilot, lambda: app.main.header.waited == "42s", what="the header's wait")
+        assert len(app.attention_written) == 1  # once per decision, not once per tick
+        await pilot.press("a")
+        await wait_pending(pilot, app, 2)  # the next call is a new decision: its own wait
+        assert app.main.header.waited == "0s"
+        now[0] += 11
+        await wait_until(pilot, lambda: len(app.attention_written) == 2, what="the second ring")
+        assert "again" in app.attention_written[1]
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        await wait_until(pilot, lambda: app.main.header.waited == "", what="the wait to clear")
+
+
+async def test_notify_off_never_rings_and_bell_only_rings(chat_server, tmp_path):
+    for mode, expected in (("off", []), ("bell", ["\a"])):
+        chat_server.script(call("lookup", topic="life"), ANSWER)
+        now = [1000.0]
+        app, _ = make_app(chat_server, tmp_path / mode, clock=lambda: now[0], notify=mode, notify_after_s=5)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_pending(pilot, app)
+            now[0] += 20
+            await wait_until(pilot, lambda: app.main.header.waited == "20s", what="the header's wait")
+            assert app.attention_written == expected, mode
+            await pilot.press("a")
+            await wait_ended(pilot, app)
