@@ -85,7 +85,7 @@ class RunController:
                 # The session's own settings, overridden by what differs from the defaults now.
                 defaults = Settings().summary()
                 flags = {k: v for k, v in settings.summary().items() if v != defaults.get(k)}
-                resumed = prepare_resume(store, resume_id, flags)
+                resumed = prepare_resume(store, resume_id, flags, here=settings)
                 kwargs.update(resumed.run_kwargs())
                 question, settings = resumed.question, resumed.settings
                 use_settings(settings)

@@ -118,7 +118,8 @@ def prepare_resume(store: Any, session_id: str, ns: argparse.Namespace):
     from tui_agent.session.resume import ResumeError, prepare_resume as prepare
 
     try:
-        return prepare(store, session_id, given_flags(ns), live_tools=getattr(ns, "live_tools", False))
+        return prepare(store, session_id, given_flags(ns), live_tools=getattr(ns, "live_tools", False),
+                       here=settings_from(ns))
     except ResumeError as exc:
         raise UsageError(str(exc)) from None
 

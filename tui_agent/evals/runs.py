@@ -124,7 +124,7 @@ class EvalRun:
         session_id: str | None = None
         try:
             if earlier is not None and earlier.resumable:
-                resumed = prepare_resume(self.store, earlier.id, {"auto_approve": True})
+                resumed = prepare_resume(self.store, earlier.id, {"auto_approve": True}, here=self.settings)
                 kwargs.update(resumed.run_kwargs())
                 settings, session_id = resumed.settings, earlier.id
             else:

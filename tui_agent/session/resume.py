@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.config import ConfigError, Settings, apply, validate
+from tui_agent.settings.fields import MACHINE_SETTINGS
 from tui_agent.protocol import canonical_call
 from tui_agent.session.events import (
     AnswerEvent, ClaimChecked, ForcedAnswer, Observation, ObservationStatus, PromptEdited, RunEnded, RunStarted,
@@ -50,12 +51,16 @@ class Resumed:
                 "claim_events": self.seen_events}
 
 
-def session_settings(stored: dict[str, Any], flags: dict[str, Any]) -> Settings:
-    """The session's own settings, overridden by the flags given now."""
+def session_settings(stored: dict[str, Any], flags: dict[str, Any], here: Settings | None = None) -> Settings:
+    """The session's own settings, overridden by the flags given now; the machine's own settings
+    (MCP servers, tool policies) are ``here``'s, the settings in force now (none without it)."""
     s = Settings()
-    known = {k: v for k, v in stored.items() if hasattr(s, k) and k not in PER_RUN_SETTINGS}
+    known = {k: v for k, v in stored.items()
+             if hasattr(s, k) and k not in PER_RUN_SETTINGS and k not in MACHINE_SETTINGS}
     try:
         apply(s, known, "stored session settings")
+        if here is not None:
+            apply(s, {k: getattr(here, k) for k in MACHINE_SETTINGS}, "settings in force now")
         apply(s, {k: v for k, v in flags.items() if v is not None}, "command line")
         return validate(s, "settings")
     except ConfigError as exc:
@@ -71,8 +76,10 @@ def load(store: Store, session_id: str) -> SessionState:
         raise ResumeError(str(exc)) from None
 
 
-def prepare_resume(store: Store, session_id: str, flags: dict[str, Any], *, live_tools: bool = False) -> Resumed:
-    """Everything needed to continue ``session_id`` (an id or a unique prefix of one)."""
+def prepare_resume(store: Store, session_id: str, flags: dict[str, Any], *, live_tools: bool = False,
+                   here: Settings | None = None) -> Resumed:
+    """Everything needed to continue ``session_id`` (an id or a unique prefix of one); ``here``:
+    the settings in force now, whose MCP servers and tool policies the continued run uses."""
     try:
         session_id = store.resolve_id(session_id)
         row = store.get_session(session_id)
@@ -91,7 +98,7 @@ def prepare_resume(store: Store, session_id: str, flags: dict[str, Any], *, live
     if state.ended is not None and state.ended.termination != Termination.CANCELLED:
         raise ResumeError(f"session {session_id} is finished ({state.ended.termination}); "
                           f"fork it to continue: tui-agent sessions fork {session_id} --at STEP")
-    settings = session_settings(store.session_settings(session_id), flags)
+    settings = session_settings(store.session_settings(session_id), flags, here)
     try:
         replay = Replayer.from_store(store, row.parent_id) if row.parent_id and not live_tools else None
     except StoreError as exc:

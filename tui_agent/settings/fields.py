@@ -90,6 +90,10 @@ def _mcp_servers(value: dict[str, McpServer]) -> dict[str, McpServer]:
 
 
 ToolPolicyName = Literal["ask", "allow", "deny"]
+HIDDEN = "(not stored)"  # what a stored session holds in place of an MCP server's env values
+# Settings of this machine, not of a session: a resume or fork takes them from the config in force
+# now (a server's env holds secrets and is never stored; a deny added since must hold).
+MACHINE_SETTINGS = ("mcp_servers", "tool_policies")
 
 CONFIG = ConfigDict(validate_assignment=True, use_attribute_docstrings=True, allow_inf_nan=False, extra="forbid")
 
@@ -234,8 +238,12 @@ class Settings:
         return Path(platformdirs.user_documents_dir()) / APP_NAME
 
     def summary(self) -> dict[str, Any]:
-        """The settings as stored with a session and shown in exports: every secret left out."""
-        return {name: getattr(self, name) for name in setting_names() if not is_secret(name)}
+        """The settings as stored with a session and shown in exports: every secret left out, and
+        the values of an MCP server's ``env`` (tokens, as a rule) replaced by ``HIDDEN``."""
+        out = {name: getattr(self, name) for name in setting_names() if not is_secret(name)}
+        out["mcp_servers"] = {name: ({**server, "env": {k: HIDDEN for k in server["env"]}} if "env" in server else server)
+                              for name, server in self.mcp_servers.items()}
+        return out
 
 
 def declared() -> dict[str, Any]:
