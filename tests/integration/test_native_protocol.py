@@ -183,3 +183,32 @@ async def test_resume_after_a_native_call_sends_the_same_calls_and_runs_only_wha
     assert sent[2]["content"] == "Both." and [c["id"] for c in sent[2]["tool_calls"]] == ["call_a", "call_b"]
     assert [(m["role"], m["tool_call_id"], m["content"][:15]) for m in sent[3:]] == [
         ("tool", "call_a", "[1] Notes on a:"), ("tool", "call_b", "[2] Notes on b:")]
+
+
+def test_eval_compares_the_two_protocols_on_one_set(tmp_path, monkeypatch, capsys, chat_server, searx_server):
+    from tests.helpers import call
+    from tests.integration.test_eval import run_eval, tool_flags, write_set
+
+    searx_server.results["spring tides"] = [{"url": "https://tides.example/", "title": "Tides", "content": "moon"}]
+
+    def reply(request: dict):  # the same model, speaking whichever protocol the request asks for
+        first = not any(m["role"] == "assistant" for m in request["messages"])
+        if request.get("tools"):
+            return Reply(tool_calls=[ToolCall("search", {"query": ["spring tides"]})]) if first \
+                else "At new and full moon [1]."
+        return call("search", query=["spring tides"]) if first else "<answer>At new and full moon [1].</answer>"
+
+    chat_server.default = reply
+    path = write_set(tmp_path, {"id": "tides", "question": "When are spring tides?", "expect": ["new and full moon"]})
+    flags = tool_flags(chat_server, searx_server)
+    assert run_eval(monkeypatch, capsys, tmp_path, path, "--label", "t", *flags)[0] == 0
+    assert run_eval(monkeypatch, capsys, tmp_path, path, "--label", "n", "--protocol", "native", *flags)[0] == 0
+    assert not any("tools" in r for r in chat_server.requests[:2])
+    assert all(r["tools"][0]["function"]["name"] in ("search", "visit") for r in chat_server.requests[2:])
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, "compare", "t", "n", "--json")
+    data = json.loads(out)
+    assert code == 0 and (data["protocol_a"], data["protocol_b"]) == ("tags", "native")
+    case = data["cases"][0]
+    assert (case["passed_a"], case["passed_b"], case["path_changed"], case["answer_changed"]) == (True, True, False, False)
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, "compare", "t", "n")
+    assert out.splitlines()[0] == "t (protocol tags) → n (protocol native)" and "tides: same" in out
