@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import NoteTool
+from tests.helpers import NoteTool, Recorder
+from tui_agent.agent.engine import Engine
+from tui_agent.config import Settings
+from tui_agent.model.scripted import ScriptedModel
 from tests.unit.engine_kit import scripted_engine
 from tui_agent.model.scripted import Reply
 from tui_agent.model.tokens import TokenCounter
@@ -171,3 +174,20 @@ async def test_a_reply_cut_inside_a_calls_arguments_is_corrected_and_nothing_run
     assert "in the middle of a tool call's arguments" in rec.of("correction")[0].content
     assert tool.runs == [{"topic": "a"}]
     assert "tool_calls" not in model.calls[1].messages[2]  # the cut call is not sent back without a result
+
+
+async def test_a_resumed_session_keeps_the_protocol_it_started_with_and_says_a_new_flag_is_ignored():
+    first, rec, _ = scripted_engine([fc("lookup", topic="x"), "42 [1]."], protocol="native")
+    await first.run()
+    sent = next(i for i, e in enumerate(rec.events) if e.type == "observation_message")
+    state = fold(rec.events[: sent + 1])  # stopped after the results of its first step
+    assert state.protocol == "native"
+    model, rec2 = ScriptedModel(["41 [1]."]), Recorder()
+    again = Engine(Settings(model="scripted/test", protocol="tags"), "", tools=ToolRegistry([NoteTool()]), llm=model,
+                   emit=rec2, state=state)
+    assert again.wire.native
+    await again.run()
+    notice = [n.text for n in rec2.of("notice")]
+    assert notice == ["This session speaks the native tool-calling protocol, which it keeps: --protocol tags applies "
+                      "to new sessions."]
+    assert model.calls[0].tools and model.calls[0].messages[3]["role"] == "tool"

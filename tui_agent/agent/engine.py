@@ -29,7 +29,7 @@ from tui_agent.session.events import (
 from tui_agent.session.fold import SessionState
 from tui_agent.model.tokens import TokenCounter
 from tui_agent.agent.tool_runner import Replay, ToolRunner
-from tui_agent.agent.native_calls import Wire, runner_for, wire_for
+from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
 from tui_agent.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class Engine:
         self.counter = TokenCounter()
         self.state = state if state is not None else fold.new_state(session_id, question, settings.model or "")
         self.resumed = bool(self.state.messages)
-        self.wire: Wire = wire_for(settings.protocol, tools)  # tags or native tool calls
+        self.wire: Wire = wire_for(self.state.protocol if self.resumed else settings.protocol, tools)
         if self.resumed:
             self.system_prompt = self.state.system_prompt
         else:
@@ -184,6 +184,8 @@ class Engine:
         self.emit(RunStarted(question=self.question or self.state.question, model=self.model,
                              settings=self.settings.summary(), resumed=self.resumed, system_prompt=self.system_prompt,
                              auto_approve=self._auto_at_start, tools=self.wire.specs))
+        for note in protocol_notices(self.wire, self.settings):  # a session keeps the protocol it started with
+            self.emit(note)
         try:
             termination = await self._loop_body()
         except ModelError as exc:
@@ -348,8 +350,7 @@ class Engine:
         reply = await self._model_call(Purpose.FORCED, msgs)
         text, _ = self.wire.cut(reply.text)
         parsed = self.wire.read(text, reply.reasoning, reply.tool_calls)
-        # The last word: a forced answer cut by the length limit is kept, and marked; one that is not the
-        # protocol's answer (no <answer>; native: calls or nothing) is kept whole, minus thinking.
+        # The last word, kept: cut by the length limit (marked), or not the protocol's answer (whole, minus thinking).
         flags = {"unsupported": not self.state.tool_ran, "truncated": reply.finish_reason == "length"}
         answer, tagged = self.wire.forced_answer(text, parsed)
         self.emit(AnswerEvent(text=answer, tagged=tagged, **flags))
@@ -388,9 +389,8 @@ def gate(s: Settings, st: SessionState, elapsed: float, prompt_tokens: int, thre
 
 def forced_request(state: SessionState, counter: TokenCounter, room: int, reason: Termination,
                    wire: Wire) -> list[dict[str, str]]:
-    """The forced answer's request: same system prompt and history; the last user message keeps the
-    latest observation (trimmed so the request fits in ``room`` tokens; native protocol: the last
-    step's results stay in their tool messages, trimmed) and then tells the model to answer now."""
+    """The forced answer's request: the same history, the latest observation (trimmed to fit ``room``; native: the
+    last results stay in their tool messages) and the instruction to answer now, in the last user message."""
     msgs, latest = fold.forced_base(state)
     instruction = wire.forced_message(None, reason)
     msgs = wire.fit_results(msgs, counter, room, instruction)

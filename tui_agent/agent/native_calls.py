@@ -14,11 +14,21 @@ from tui_agent import protocol
 from tui_agent.agent.tool_runner import ToolRunner
 from tui_agent.protocol.native import NativeCall
 from tui_agent.protocol.native_wire import Wire, wire_for
-from tui_agent.session.events import ObservationMessage
+from tui_agent.config import Settings
+from tui_agent.session.events import Notice, NoticeLevel, ObservationMessage
 from tui_agent.session.state import CallState
 
 
-__all__ = ["NativeToolRunner", "Wire", "runner_for", "wire_for"]
+__all__ = ["NativeToolRunner", "Wire", "protocol_notices", "runner_for", "wire_for"]
+
+
+def protocol_notices(wire: Wire, settings: Settings) -> list[Notice]:
+    """A resumed or forked session speaks the protocol it started with (its history is in that
+    protocol's shape): a different ``--protocol`` is said to be ignored."""
+    if wire.name == settings.protocol:
+        return []
+    return [Notice(text=f"This session speaks the {wire.name} tool-calling protocol, which it keeps: --protocol "
+                        f"{settings.protocol} applies to new sessions.", level=NoticeLevel.WARNING)]
 
 
 def runner_for(wire: Wire) -> type[ToolRunner]:

@@ -165,6 +165,7 @@ def _run_started(s: SessionState, e: RunStarted) -> None:
         s.messages = [{"role": "system", "content": e.system_prompt}, {"role": "user", "content": e.question}]
         s.context.add(ContextItem(ctxitems.SYSTEM, ContextItemKind.SYSTEM, 0, e.system_prompt, "system prompt"))
         s.context.add(ContextItem(ctxitems.QUESTION, ContextItemKind.QUESTION, 1, e.question, "question"))
+        s.protocol = str(e.settings.get("protocol") or "tags")
     s.session_id = e.session_id or s.session_id
     s.model = e.model or s.model
     s.settings = dict(e.settings)

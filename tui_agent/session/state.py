@@ -189,6 +189,7 @@ class SessionState:
     messages: list[dict[str, str]] = field(default_factory=list)
     last_observation_index: int | None = None
     request_tools: list[dict[str, Any]] = field(default_factory=list)  # native protocol: tools=[…] of the run
+    protocol: str = "tags"  # the tool-calling protocol the session started with (a resume or fork keeps it)
     context: ContextState = field(default_factory=ContextState)  # the items and their overrides (context.items)
     peak_prompt_tokens: int = 0  # the largest prompt sent in a research step
     # -- counters -------------------------------------------------------------------------------
