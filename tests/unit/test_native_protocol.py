@@ -191,3 +191,37 @@ async def test_a_resumed_session_keeps_the_protocol_it_started_with_and_says_a_n
     assert notice == ["This session speaks the native tool-calling protocol, which it keeps: --protocol tags applies "
                       "to new sessions."]
     assert model.calls[0].tools and model.calls[0].messages[3]["role"] == "tool"
+
+
+async def test_a_repeated_call_is_answered_by_a_pointer_to_its_tool_result():
+    tool = NoteTool()
+    engine, rec, model = scripted_engine([fc("lookup", "call_1", topic="x"), fc("lookup", "call_2", topic="x"), "42 [1]."],
+                                         tool, protocol="native")
+    await engine.run()
+    dup = rec.of("observation")[1]
+    assert dup.status == "duplicate" and "in that step's tool result above" in dup.text and "<tool_response>" not in dup.text
+    assert model.calls[2].messages[-1] == {"role": "tool", "tool_call_id": "call_2", "content": dup.text}
+    assert tool.runs == [{"topic": "x"}]
+
+
+async def test_truncate_turns_older_results_into_stubs_inside_their_tool_messages():
+    from tests.unit.test_engine_context import Researcher
+
+    class NativeResearcher(Researcher):
+        def __call__(self, messages, purpose):
+            reply = super().__call__(messages, purpose)
+            if isinstance(reply, str) and reply.startswith("<tool_call>"):
+                args = json.loads(reply[len("<tool_call>"):-len("</tool_call>")])["arguments"]
+                return fc("lookup", f"call_{self.research}", **args)
+            return reply.replace("<answer>", "").replace("</answer>", "")
+
+    model = NativeResearcher()
+    engine, rec, scripted = scripted_engine(model, NoteTool(size=300), protocol="native", window=9000,
+                                            answer_reserve=3000, context_policy="truncate", context_keep_rounds=2,
+                                            observation_max_tokens=20000)
+    result = await engine.run()
+    assert result["termination"] == "answer" and result["compactions"] >= 1
+    last = model.prompts[-1]
+    results = [m for m in last if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in results] == [f"call_{i}" for i in range(1, 9)]
+    assert results[0]["content"].startswith("[cut: observation of lookup") and "Notes on t8" in results[-1]["content"]

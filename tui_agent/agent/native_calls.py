@@ -47,6 +47,10 @@ class NativeToolRunner(ToolRunner):
         self._calls, self._recorded, self._first_seq = list(parsed.calls), list(recorded or []), self.state.call_seq
         await super().run_calls(parsed, recorded)
 
+    def _duplicate(self, name: str, arguments: Any) -> str | None:
+        text = super()._duplicate(name, arguments)  # its result is a tool message here, not a <tool_response>
+        return text.replace("in the <tool_response> of that step", "in that step's tool result") if text else text
+
     def _observation_message(self, blocks: list[str]) -> None:
         results = []
         new = self._first_seq
