@@ -64,4 +64,4 @@ class NativeToolRunner(ToolRunner):
             tool_call_id = call.tool_call_id if isinstance(call, NativeCall) else ""
             results.append({"tool_call_id": tool_call_id or f"call_{i}", "call_id": call_id,
                             "content": blocks[i] if i < len(blocks) else ""})
-        self.emit(ObservationMessage(content=protocol.observation_message(blocks), results=results))
+        self.emit(ObservationMessage(content="", results=results))  # the results are the message (stored once)
