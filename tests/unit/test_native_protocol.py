@@ -225,3 +225,12 @@ async def test_truncate_turns_older_results_into_stubs_inside_their_tool_message
     results = [m for m in last if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in results] == [f"call_{i}" for i in range(1, 9)]
     assert results[0]["content"].startswith("[cut: observation of lookup") and "Notes on t8" in results[-1]["content"]
+
+
+async def test_a_forced_reply_that_still_calls_a_tool_keeps_its_text_and_ends_as_a_format_error():
+    forced = Reply("I would search more.", tool_calls=[tc("lookup", '{"topic": "y"}', "call_9")])
+    engine, rec, model = scripted_engine([fc("lookup", topic="x"), forced], protocol="native", max_calls=1)
+    result = await engine.run()
+    assert model.calls[-1].tool_choice == "none" and model.calls[-1].purpose == "forced"
+    assert result["termination"] == "format_error" and result["answer"] == "I would search more."
+    assert result["answer_tagged"] is False and len(rec.of("observation")) == 1  # nothing of the forced reply ran

@@ -5,7 +5,8 @@ reply text, a :class:`Reply`, an exception to raise (a :class:`ModelError`, say)
 ``(messages, purpose) -> entry`` (sync or async: an async one can wait, for Submit now), or a
 :class:`Partial` (streams its text, then waits until the call is cancelled: a stopped process). The
 reply text is streamed through ``on_delta`` in pieces, like a real streamed call, and provider
-reasoning (``Reply.reasoning``) is streamed first with ``reasoning=True``.
+reasoning (``Reply.reasoning``) is streamed first with ``reasoning=True``. A :class:`Reply`'s
+``tool_calls`` (the native protocol) come back as given; each call records its ``tools`` and ``tool_choice``.
 """
 
 from __future__ import annotations
