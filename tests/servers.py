@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 __all__ = [
     "ChatServer",
     "Reply",
+    "ToolCall",
     "Fault",
     "PageServer",
     "SearxServer",
@@ -357,7 +358,12 @@ class Reply:
     """A scripted assistant reply.
 
     ``reasoning`` is sent as ``reasoning_content`` (streamed before the
-    content).  ``prompt_tokens``/``completion_tokens`` override the default
+    content).  ``tool_calls`` (native tool calling) are :class:`ToolCall` s
+    sent as the message's ``tool_calls``; streamed, each call's id and name
+    come in its first delta and its ``arguments`` string in ``chunk_size``
+    pieces after it (``interleave_calls``: the calls' pieces alternate, as
+    parallel calls may arrive).  With calls the finish reason defaults to
+    ``tool_calls``.  ``prompt_tokens``/``completion_tokens`` override the default
     usage estimate.  ``delay_s`` delays the response headers; ``chunk_delay_s``
     sleeps between stream chunks.  ``ignore_stop`` keeps content past a
     requested ``stop`` string.
@@ -371,7 +377,29 @@ class Reply:
     chunk_size: int = 8
     chunk_delay_s: float = 0.0
     ignore_stop: bool = False
-    finish_reason: str = "stop"
+    finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
+    tool_calls: list["ToolCall"] = field(default_factory=list)
+    interleave_calls: bool = False
+
+    @property
+    def finish(self) -> str:
+        return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
+
+
+@dataclass
+class ToolCall:
+    """A native tool call of a scripted reply; ``arguments`` a dict (sent as JSON) or the exact string."""
+
+    name: str
+    arguments: Any = field(default_factory=dict)
+    id: str | None = None
+
+    def arguments_text(self) -> str:
+        return self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments)
+
+    def wire(self, index: int) -> dict:
+        return {"id": self.id or f"call_{index}_{uuid.uuid4().hex[:8]}", "type": "function",
+                "function": {"name": self.name, "arguments": self.arguments_text()}}
 
 
 @dataclass
@@ -494,6 +522,27 @@ def _pieces(text: str | None, size: int) -> Iterator[str]:
         return
     for i in range(0, len(text), size):
         yield text[i : i + size]
+
+
+def _call_deltas(reply: Reply) -> Iterator[dict]:
+    """The streamed pieces of a reply's tool calls: per call, the id and name first, then the
+    arguments string in pieces; one call after another, or alternating (``interleave_calls``)."""
+    per_call = []
+    for i, call in enumerate(reply.tool_calls):
+        whole = call.wire(i)
+        first = {"index": i, "id": whole["id"], "type": "function",
+                 "function": {"name": call.name, "arguments": ""}}
+        rest = [{"index": i, "function": {"arguments": p}}
+                for p in _pieces(call.arguments_text(), reply.chunk_size)]
+        per_call.append([first] + rest)
+    if not reply.interleave_calls:
+        for deltas in per_call:
+            yield from deltas
+        return
+    for i in range(max((len(d) for d in per_call), default=0)):
+        for deltas in per_call:
+            if i < len(deltas):
+                yield deltas[i]
 
 
 class _ChatHandler(_Handler):
@@ -655,6 +704,9 @@ class ChatServer(_LoopbackServer):
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if reply.reasoning is not None:
             message["reasoning_content"] = reply.reasoning
+        if reply.tool_calls:
+            message["tool_calls"] = [c.wire(i) for i, c in enumerate(reply.tool_calls)]
+            message["content"] = content or None
         h.send_json(
             200,
             {
@@ -668,7 +720,7 @@ class ChatServer(_LoopbackServer):
                         "index": 0,
                         "message": message,
                         "logprobs": None,
-                        "finish_reason": reply.finish_reason,
+                        "finish_reason": reply.finish,
                     }
                 ],
                 "usage": usage,
@@ -712,7 +764,8 @@ class ChatServer(_LoopbackServer):
                 yield event({"reasoning_content": piece})
             for piece in _pieces(content, reply.chunk_size):
                 yield event({"content": piece})
-            yield event({}, reply.finish_reason)
+            yield from (event({"tool_calls": [d]}) for d in _call_deltas(reply))
+            yield event({}, reply.finish)
             if include_usage:
                 yield dict(base, choices=[], usage=usage)
 

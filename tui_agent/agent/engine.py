@@ -29,6 +29,7 @@ from tui_agent.session.events import (
 from tui_agent.session.fold import SessionState
 from tui_agent.model.tokens import TokenCounter
 from tui_agent.agent.tool_runner import Replay, ToolRunner
+from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
 from tui_agent.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -80,15 +81,17 @@ class Engine:
         self.counter = TokenCounter()
         self.state = state if state is not None else fold.new_state(session_id, question, settings.model or "")
         self.resumed = bool(self.state.messages)
+        self.wire: Wire = wire_for(self.state.protocol if self.resumed else settings.protocol, tools)
         if self.resumed:
             self.system_prompt = self.state.system_prompt
         else:
-            template = system_prompt if system_prompt is not None else protocol.load_template(settings.system_prompt_file)
+            template = system_prompt if system_prompt is not None else self.wire.template(settings.system_prompt_file)
             self.system_prompt = protocol.render_system_prompt(template, tools.prompt_block(), today)
         self._step = self.state.step  # the step stamped on events (the next call's, during its breakpoint)
         self.control = RunControl(clock, wall, elapsed_before=self.state.elapsed_s, last_ts=self.state.last_ts)
-        self.runner = ToolRunner(tools=tools, settings=settings, state=self.state, emit=self.emit, approver=approver,
-                                 control=self.control, complete=self._sub_complete, http=http, replay=replay)
+        self.runner = runner_for(self.wire)(tools=tools, settings=settings, state=self.state, emit=self.emit,
+                                            approver=approver, control=self.control, complete=self._sub_complete,
+                                            http=http, replay=replay)
         self._loop: asyncio.AbstractEventLoop | None = None
         # Without an approver, or with --yes on this run's command line, every call is approved.
         self._auto_at_start = settings.auto_approve or approver is None
@@ -180,7 +183,9 @@ class Engine:
         self.control.start()
         self.emit(RunStarted(question=self.question or self.state.question, model=self.model,
                              settings=self.settings.summary(), resumed=self.resumed, system_prompt=self.system_prompt,
-                             auto_approve=self._auto_at_start))
+                             auto_approve=self._auto_at_start, tools=self.wire.specs))
+        for note in protocol_notices(self.wire, self.settings):  # a session keeps the protocol it started with
+            self.emit(note)
         try:
             termination = await self._loop_body()
         except ModelError as exc:
@@ -213,20 +218,19 @@ class Engine:
     async def _handle_reply(self, reply: Reply) -> Termination | None:
         """What the reply says: an answer (the end), tool calls (run them), or neither (correct it)."""
         s = self.settings
-        text, _ = protocol.cut_reply(reply.text)
+        text, _ = self.wire.cut(reply.text)
         if reply.finish_reason == "length":  # a cut reply is never final: ask again, shorter
-            return await self._format_error(
-                protocol.cut_correction(reply.completion_tokens, inside=protocol.open_block(text)),
-                CorrectionReason.CUT_REPLY)
-        parsed = protocol.parse_reply(text, reply.reasoning, tools=self.tools)
+            return await self._format_error(self.wire.cut_correction(text, reply.completion_tokens, reply.tool_calls),
+                                            CorrectionReason.CUT_REPLY)
+        parsed = self.wire.read(text, reply.reasoning, reply.tool_calls)
         if parsed.answer is not None and not parsed.calls:
             if not self.state.tool_ran and s.require_evidence and not self.state.evidence_refused:
-                self._correct(protocol.EVIDENCE_REMINDER, CorrectionReason.ANSWER_WITHOUT_EVIDENCE)
+                self._correct(self.wire.evidence_reminder, CorrectionReason.ANSWER_WITHOUT_EVIDENCE)
                 return None
             self.emit(AnswerEvent(text=parsed.answer, tagged=True, unsupported=not self.state.tool_ran))
             return Termination.ANSWER
         if not parsed.calls:
-            return await self._format_error(protocol.correction(parsed, self.tools), _reason(parsed))
+            return await self._format_error(self.wire.correction(parsed), _reason(parsed))
         await self.runner.run_calls(parsed)
         return None
 
@@ -247,12 +251,12 @@ class Engine:
             return await self._forced(st.forced_reason, emit_forced=False)
         if self.messages[-1]["role"] != "assistant":
             return None
-        parsed = protocol.parse_reply(self.messages[-1]["content"], tools=self.tools)
+        parsed = self.wire.read_message(self.messages[-1])
         try:
             if parsed.calls:  # what the stopped process had done already is not done again
                 await self.runner.run_calls(parsed, st.recorded_calls())
             else:
-                self._correct(protocol.correction(parsed, self.tools), _reason(parsed))
+                self._correct(self.wire.correction(parsed), _reason(parsed))
         except SubmitRequested:
             return await self._forced(Termination.USER_SUBMIT)
         return None
@@ -272,9 +276,11 @@ class Engine:
         reuse = latest is not None and latest.unfinished
         self._step = self.state.step if reuse else self.state.step + 1
         total, per = self.counter.messages(msgs)
+        request = self.wire.request(purpose)  # tags: stop sequences; native: tools (and tool_choice)
         started = ModelCallStarted(
             messages=[dict(m) for m in msgs], message_tokens=per, prompt_tokens=total,
             threshold=self.threshold(), context_window=self.context_window(), purpose=purpose, model=self.model,
+            tools=request.get("tools", []), tool_choice=request.get("tool_choice"),
         )
         if self.before_call is not None and purpose == Purpose.RESEARCH:
             edited = await self.control.human(self.before_call([dict(m) for m in msgs], started))
@@ -299,8 +305,7 @@ class Engine:
             rparts.clear()
             self.emit(Retry(attempt=info.attempt, delay_s=info.delay_s, reason=info.reason, purpose=purpose))
 
-        call = self.llm.complete(msgs, purpose=purpose, stop=protocol.STOP_SEQUENCES, on_delta=on_delta,
-                                 on_retry=on_retry)
+        call = self.llm.complete(msgs, purpose=purpose, on_delta=on_delta, on_retry=on_retry, **request)
         try:
             reply = await (self.control.race(call) if purpose == Purpose.RESEARCH else call)
         except (SubmitRequested, ModelError, asyncio.CancelledError) as exc:
@@ -310,10 +315,10 @@ class Engine:
                                      prompt_tokens_estimate=total, duration_s=self.control.clock() - t0,
                                      interrupted=isinstance(exc, asyncio.CancelledError)))
             raise
-        text, cut = protocol.cut_reply(reply.text)
+        text, cut = self.wire.cut(reply.text)
         self.emit(ModelCallEnded(
-            text=text, thought=protocol.parse_reply(text, reply.reasoning, tools=self.tools).thought,
-            reasoning=reply.reasoning,
+            text=text, thought=self.wire.read(text, reply.reasoning, reply.tool_calls).thought,
+            reasoning=reply.reasoning, tool_calls=list(reply.tool_calls),
             cut=cut, purpose=purpose, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
             prompt_tokens_estimate=total, cost_usd=reply.cost_usd, duration_s=self.control.clock() - t0,
             finish_reason=reply.finish_reason,
@@ -336,24 +341,20 @@ class Engine:
     # -- the forced answer ---------------------------------------------------------------------
     def forced_messages(self, reason: Termination) -> list[dict[str, str]]:
         return forced_request(self.state, self.counter, self.context_window() - self.settings.forced_answer_tokens,
-                              reason)
+                              reason, self.wire)
 
     async def _forced(self, reason: Termination, emit_forced: bool = True) -> Termination:
         msgs = self.forced_messages(reason)
         if emit_forced:
             self.emit(ForcedAnswer(reason=reason, content=msgs[-1]["content"]))
         reply = await self._model_call(Purpose.FORCED, msgs)
-        text, _ = protocol.cut_reply(reply.text)
-        parsed = protocol.parse_reply(text, reply.reasoning, tools=self.tools)
-        # The last word: a forced answer cut by the length limit is kept, and marked.
+        text, _ = self.wire.cut(reply.text)
+        parsed = self.wire.read(text, reply.reasoning, reply.tool_calls)
+        # The last word, kept: cut by the length limit (marked), or not the protocol's answer (whole, minus thinking).
         flags = {"unsupported": not self.state.tool_ran, "truncated": reply.finish_reason == "length"}
-        if parsed.answer is not None:
-            self.emit(AnswerEvent(text=parsed.answer, tagged=True, **flags))
-            return reason
-        # No <answer>: keep the whole reply (minus thinking) so nothing is lost.
-        _, rest, _ = protocol.split_thought(text)
-        self.emit(AnswerEvent(text=rest.strip() or text.strip(), tagged=False, **flags))
-        return Termination.FORMAT_ERROR
+        answer, tagged = self.wire.forced_answer(text, parsed)
+        self.emit(AnswerEvent(text=answer, tagged=tagged, **flags))
+        return reason if tagged else Termination.FORMAT_ERROR
 
     # -- the end ---------------------------------------------------------------------------------
     def result(self, termination: Termination) -> RunResult:
@@ -386,14 +387,14 @@ def gate(s: Settings, st: SessionState, elapsed: float, prompt_tokens: int, thre
     return None
 
 
-def forced_request(state: SessionState, counter: TokenCounter, room: int, reason: Termination) -> list[dict[str, str]]:
-    """The forced answer's request: same system prompt and history; the last user message keeps the
-    latest observation (trimmed so the request fits in ``room`` tokens) and then tells the model to
-    answer now."""
+def forced_request(state: SessionState, counter: TokenCounter, room: int, reason: Termination,
+                   wire: Wire) -> list[dict[str, str]]:
+    """The forced answer's request: the same history, the latest observation (trimmed to fit ``room``; native: the
+    last results stay in their tool messages) and the instruction to answer now, in the last user message."""
     msgs, latest = fold.forced_base(state)
+    instruction = wire.forced_message(None, reason)
+    msgs = wire.fit_results(msgs, counter, room, instruction)
     if latest is not None:
-        instruction = protocol.forced_message(None, reason)
         base, _ = counter.messages(msgs + [{"role": "user", "content": instruction}])
-        budget = room - base
-        latest = budgets.fit_room(latest, budget, budgets.ANSWER_ROOM)
-    return msgs + [{"role": "user", "content": protocol.forced_message(latest, reason)}]
+        latest = budgets.fit_room(latest, room - base, budgets.ANSWER_ROOM)
+    return msgs + [{"role": "user", "content": wire.forced_message(latest, reason)}]

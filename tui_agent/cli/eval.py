@@ -191,13 +191,20 @@ def cmd_compare(argv: Sequence[str]) -> int:
         cmp = compare(store, ns.label_a, ns.label_b)
     except CompareError as exc:
         raise UsageError(str(exc)) from None
+    protocols = [label_protocol(store, label) for label in (ns.label_a, ns.label_b)]
     if ns.json:
         from tui_agent.session.exports import dumps
 
-        sys.stdout.write(dumps(cmp.as_json()) + "\n")
+        sys.stdout.write(dumps({**cmp.as_json(), "protocol_a": protocols[0], "protocol_b": protocols[1]}) + "\n")
     else:
-        sys.stdout.write(comparison_text(cmp))
+        sys.stdout.write(comparison_text(cmp, protocols))
     return EXIT_NO_ANSWER if cmp.regressions else EXIT_OK
+
+
+def label_protocol(store: Any, label: str) -> str:
+    """The tool-calling protocol a labelled run used (runs from before the setting: tags)."""
+    run = store.eval_run(label) or {}
+    return str((run.get("options") or {}).get("protocol") or "tags")
 
 
 def _call(call: dict[str, Any] | None) -> str:
@@ -214,8 +221,10 @@ def _delta(value: float | None, money: bool = False) -> str:
     return (f"{value:+.4f}$" if money else f"{value:+,.0f}") if value else "0"
 
 
-def comparison_text(cmp: Any) -> str:
+def comparison_text(cmp: Any, protocols: Sequence[str] = ()) -> str:
     lines = [f"{cmp.label_a} → {cmp.label_b}"]
+    if len(set(protocols)) > 1:  # two protocols on one set (--protocol tags|native)
+        lines[0] = f"{cmp.label_a} (protocol {protocols[0]}) → {cmp.label_b} (protocol {protocols[1]})"
     for c in cmp.cases:
         if c.a is None or c.b is None:
             lines.append(f"{clean(c.id)}: only in {cmp.label_a if c.b is None else cmp.label_b}")

@@ -93,7 +93,7 @@ class EvalRun:
     def options(self) -> dict[str, Any]:
         s = self.settings
         return {"model": s.model, "system_prompt_file": s.system_prompt_file, "replay": self.replay_label,
-                "verify": self.verify, "concurrency": self.concurrency}
+                "verify": self.verify, "concurrency": self.concurrency, "protocol": s.protocol}
 
     async def run(self, cases: list[Case]) -> list[CaseResult]:
         self.store.batch_steps = True  # nobody watches a case live: one commit per step (Store docs)

@@ -25,6 +25,7 @@ from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause
     REFUSED, UNRESOLVED, _request_url, _retry_after, classify, unreachable_cause,
 )
 from tui_agent.model.retrying import backoff_delay
+from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
@@ -198,6 +199,8 @@ class LLM:
         on_delta: Callable[[str, bool], None] | None = None,
         on_retry: Callable[[RetryInfo], None] | None = None,
         stop: list[str] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> Reply:
         model = model or self.settings.model
         if not model:
@@ -208,7 +211,7 @@ class LLM:
         attempt = 0
         while True:
             try:
-                reply = await self._once(messages, model, stream, on_delta, stop)
+                reply = await self._once(messages, model, stream, on_delta, stop, tools, tool_choice)
                 self.reached = True
                 return reply
             except asyncio.CancelledError:
@@ -239,7 +242,8 @@ class LLM:
                     on_retry(RetryInfo(attempt=attempt, delay_s=delay, reason=message))
                 await self.sleep(delay)
 
-    def _kwargs(self, messages: list[dict[str, str]], model: str, stream: bool, stop: list[str] | None) -> dict[str, Any]:
+    def _kwargs(self, messages: list[dict[str, str]], model: str, stream: bool, stop: list[str] | None,
+                tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
         s = self.settings
         routed = bool(s.router_config)  # the deployment's own api_base and key apply
         kw: dict[str, Any] = {
@@ -251,6 +255,10 @@ class LLM:
         }
         if stop:
             kw["stop"] = stop
+        if tools:  # the native protocol (protocol.native)
+            kw["tools"] = tools
+            if tool_choice:
+                kw["tool_choice"] = tool_choice
         if stream:
             kw["stream_options"] = {"include_usage": True}
         if s.api_base and not routed:
@@ -264,9 +272,9 @@ class LLM:
             kw["temperature"] = s.temperature
         return kw
 
-    async def _once(self, messages, model, stream, on_delta, stop) -> Reply:
+    async def _once(self, messages, model, stream, on_delta, stop, tools=None, tool_choice=None) -> Reply:
         lt = litellm()
-        kw = self._kwargs(messages, model, stream, stop)
+        kw = self._kwargs(messages, model, stream, stop, tools, tool_choice)
         timeout = self.settings.model_timeout_s
         acompletion = router_for(self.settings.router_config).acompletion if self.settings.router_config \
             else lt.acompletion
@@ -290,13 +298,15 @@ class LLM:
                     on_delta(getattr(msg, "reasoning_content", None) or "", True)
                 if text:
                     on_delta(text, False)
-            return Reply(text, reasoning, pt, ct, self.price(model, pt, ct), choice.finish_reason, model)
+            return Reply(text, reasoning, pt, ct, self.price(model, pt, ct), choice.finish_reason, model,
+                         whole_calls(getattr(msg, "tool_calls", None)))
 
         response = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
         parts: list[str] = []
         rparts: list[str] = []
         pt = ct = None
         finish = None
+        calls = ToolCallAssembler()  # native tool calls, streamed as deltas
         iterator = response.__aiter__()
         loop = asyncio.get_running_loop()
         # One deadline for the stream, pushed back before each chunk: each chunk must come within
@@ -315,6 +325,7 @@ class LLM:
                     continue
                 choice = chunk.choices[0]
                 delta = choice.delta
+                calls.feed(getattr(delta, "tool_calls", None))
                 r = getattr(delta, "reasoning_content", None)
                 if r:
                     rparts.append(r)
@@ -330,4 +341,4 @@ class LLM:
         if finish is None:
             # A stream that ends without a finish reason was dropped mid-way: retry the call.
             raise ConnectionError("the model stream ended before it finished")
-        return Reply("".join(parts), "".join(rparts), pt, ct, self.price(model, pt, ct), finish, model)
+        return Reply("".join(parts), "".join(rparts), pt, ct, self.price(model, pt, ct), finish, model, calls.calls())

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from tui_agent.model.types import Reply, RetryInfo
 
@@ -34,6 +34,11 @@ class Model(Protocol):
         on_delta: DeltaCallback | None = None,
         on_retry: RetryCallback | None = None,
         stop: list[str] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> Reply:
-        """One completion of ``messages``; streams pieces through ``on_delta``; raises ModelError."""
+        """One completion of ``messages``; streams pieces through ``on_delta``; raises ModelError.
+
+        ``tools`` (OpenAI function format) and ``tool_choice`` are the native protocol's: the
+        reply's calls come back in ``Reply.tool_calls``."""
         ...

@@ -5,7 +5,8 @@ reply text, a :class:`Reply`, an exception to raise (a :class:`ModelError`, say)
 ``(messages, purpose) -> entry`` (sync or async: an async one can wait, for Submit now), or a
 :class:`Partial` (streams its text, then waits until the call is cancelled: a stopped process). The
 reply text is streamed through ``on_delta`` in pieces, like a real streamed call, and provider
-reasoning (``Reply.reasoning``) is streamed first with ``reasoning=True``.
+reasoning (``Reply.reasoning``) is streamed first with ``reasoning=True``. A :class:`Reply`'s
+``tool_calls`` (the native protocol) come back as given; each call records its ``tools`` and ``tool_choice``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Union
+from typing import Any, Awaitable, Callable, Union
 
 from tui_agent.model.protocol import DeltaCallback, Messages, RetryCallback
 from tui_agent.model.types import ModelError, Reply
@@ -43,6 +44,8 @@ class ScriptedCall:
     purpose: str
     model: str | None
     stream: bool | None
+    tools: list[dict[str, Any]] | None = None  # native protocol: the request's tools=[…] and tool_choice
+    tool_choice: str | None = None
 
 
 @dataclass
@@ -72,8 +75,10 @@ class ScriptedModel:
         on_delta: DeltaCallback | None = None,
         on_retry: RetryCallback | None = None,
         stop: list[str] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
     ) -> Reply:
-        self.calls.append(ScriptedCall([dict(m) for m in messages], str(purpose), model, stream))
+        self.calls.append(ScriptedCall([dict(m) for m in messages], str(purpose), model, stream, tools, tool_choice))
         entry = self._next(messages, str(purpose))
         while callable(entry) and not isinstance(entry, BaseException):
             entry = entry(messages, str(purpose))
@@ -92,7 +97,7 @@ class ScriptedModel:
         if stream is not False:
             _stream(reply, on_delta)
         if reply.prompt_tokens is None:
-            reply.prompt_tokens = sum(len(m.get("content", "")) // 4 + 4 for m in messages)
+            reply.prompt_tokens = sum(len(m.get("content") or "") // 4 + 4 for m in messages)
         if reply.completion_tokens is None:
             reply.completion_tokens = len(reply.text) // 4 + 1
         return reply

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 
 class ModelError(Exception):
@@ -25,6 +26,8 @@ class Reply:
     cost_usd: float | None = None
     finish_reason: str | None = None
     model: str = ""
+    # native tool calling: the reply's calls, OpenAI-shaped ({"id", "type", "function": {"name", "arguments"}})
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass

@@ -21,7 +21,9 @@ non-streamed split in its tags again, since litellm cut them out of a closed thi
 - ``reply``: a whole reply → :class:`ParsedReply` with ``problem`` when it holds no action;
 - ``foreign``: other protocols' call and answer shapes, recognised to be named;
 - ``corrections``: the user messages that name what was wrong (``correction``, ``cut_correction``);
-- ``toolset``: what the parser knows about the tools (names, schemas, example calls).
+- ``toolset``: what the parser knows about the tools (names, schemas, example calls);
+- ``native``: the provider's own tool calling instead (``--protocol native``: ``tools=[…]``,
+  ``tool_calls``, ``role: "tool"`` results); ``native_wire``: the protocol a run speaks, as one object.
 """
 
 from datetime import date as _date  # noqa: F401 - render_system_prompt reads today from here (tests freeze it)

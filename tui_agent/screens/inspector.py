@@ -4,6 +4,7 @@ can be edited; ``c`` continues, ``n`` runs one step and pauses again. Read-only 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
@@ -33,10 +34,28 @@ def editable_indexes(messages: list[dict[str, str]]) -> set[int]:
 def costliest_observation(messages: list[dict[str, str]], tokens: list[int]) -> int | None:
     best = None
     for i, m in enumerate(messages):
-        if m.get("role") == "user" and "<tool_response>" in (m.get("content") or ""):
+        if m.get("role") == "tool" or (m.get("role") == "user" and "<tool_response>" in (m.get("content") or "")):
             if best is None or tokens[i] > tokens[best]:
                 best = i
     return best
+
+
+def shown_text(m: dict) -> str:
+    """A message as the inspector shows it: its content and, with the native protocol, the calls
+    it carries or the call it answers (exactly as sent)."""
+    text = m.get("content") or ""
+    if m.get("tool_calls"):
+        calls = json.dumps(m["tool_calls"], ensure_ascii=False, indent=2)
+        text = f"{text}\n\ntool_calls:\n{calls}" if text else f"tool_calls:\n{calls}"
+    if m.get("role") == "tool" and m.get("tool_call_id"):
+        text = f"tool_call_id: {m['tool_call_id']}\n\n{text}"
+    return text
+
+
+def tools_text(tools: list[dict], tool_choice: str | None) -> str:
+    """The request's tools=[…] (native protocol) and its tool_choice, as sent."""
+    head = f"tool_choice: {tool_choice}\n\n" if tool_choice else ""
+    return head + "tools:\n" + json.dumps(tools, ensure_ascii=False, indent=2)
 
 
 def _preview(text: str, limit: int = 60) -> str:
@@ -56,13 +75,15 @@ class InspectorScreen(Screen[InspectorResult | None]):
     AUTO_FOCUS = "#messages"
 
     def __init__(self, messages: list[dict[str, str]], tokens: list[int], *, total: int, threshold: int,
-                 window: int, step: int, paused: bool, purpose: str = "research") -> None:
+                 window: int, step: int, paused: bool, purpose: str = "research", tools: list[dict] | None = None,
+                 tool_choice: str | None = None) -> None:
         super().__init__(id="inspector")
         self.messages = [dict(m) for m in messages]
         self.tokens = list(tokens) + [0] * (len(messages) - len(tokens))
         self.total, self.threshold, self.window, self.step = total, threshold, window, step
         self.paused = paused
         self.purpose = purpose
+        self.tools, self.tool_choice = list(tools or []), tool_choice  # native protocol: shown as a last row
         self.editable = editable_indexes(self.messages) if paused else set()
         self.edits: dict[int, str] = {}
         self.current = 0
@@ -108,15 +129,27 @@ class InspectorScreen(Screen[InspectorResult | None]):
         for i, m in enumerate(self.messages):
             mark = " ✎" if i in self.editable else ""
             role = Content.styled(m.get("role", "") + mark, "bold $warning" if i == worst else "")
-            table.add_row(str(i), role, f"{self.tokens[i]:,}", _preview(m.get("content", "")), key=str(i))
+            table.add_row(str(i), role, f"{self.tokens[i]:,}", _preview(shown_text(m)), key=str(i))
+        if self.tools:
+            names = ", ".join(t.get("function", {}).get("name", "?") for t in self.tools)
+            choice = f" · tool_choice {self.tool_choice}" if self.tool_choice else ""
+            table.add_row("", "tools", "", _preview(f"{len(self.tools)}: {names}{choice}"), key="tools")
         self._show(0)
         self.loaded = True
 
     def _show(self, index: int) -> None:
+        if index >= len(self.messages):  # the tools row
+            self.current = index
+            area = self.query_one("#message-text", TextArea)
+            area.load_text(tools_text(self.tools, self.tool_choice))
+            area.read_only = True
+            self.query_one("#message-title", Static).update(
+                Content.assemble(("tools", "bold"), f" · {len(self.tools)} sent with the request · read-only"))
+            return
         self.current = index
         area = self.query_one("#message-text", TextArea)
         m = self.messages[index]
-        area.load_text(self.edits.get(index, m.get("content", "")))
+        area.load_text(self.edits.get(index, m.get("content", "") if index in self.editable else shown_text(m)))
         area.read_only = index not in self.editable
         state = "editable" if index in self.editable else "read-only"
         edited = " · edited" if index in self.edits else ""
@@ -126,7 +159,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         if event.row_key.value is not None:
-            self._show(int(event.row_key.value))
+            self._show(len(self.messages) if event.row_key.value == "tools" else int(event.row_key.value))
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         event.stop()

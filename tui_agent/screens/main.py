@@ -289,7 +289,8 @@ class MainScreen(Screen):
 
         self.app.push_screen(InspectorScreen(prompt.messages, prompt.message_tokens, total=prompt.prompt_tokens,
                                              threshold=prompt.threshold, window=prompt.context_window,
-                                             step=prompt.step, paused=False, purpose=prompt.purpose))
+                                             step=prompt.step, paused=False, purpose=prompt.purpose,
+                                             tools=prompt.tools, tool_choice=prompt.tool_choice))
 
     def action_step_prev(self) -> None:
         if self._typing():

@@ -59,6 +59,7 @@ class RunStarted(Event):
     # Auto mode as given on this run's command line (--yes): approval policy never carries over
     # from an earlier run of the session.
     auto_approve: bool = False
+    tools: list[dict[str, Any]] = field(default_factory=list)  # native protocol: the tools=[…] of its requests
 
 
 @dataclass(kw_only=True)
@@ -73,6 +74,9 @@ class ModelCallStarted(Event):
     context_window: int
     purpose: Purpose = Purpose.RESEARCH
     model: str = ""
+    # native protocol: the request's tools=[…] (stored once, with RunStarted) and tool_choice
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    tool_choice: str | None = None
 
     def stored_dict(self) -> dict[str, Any]:
         # The full messages are rebuilt from the other events (the fold); storing them on every
@@ -80,6 +84,7 @@ class ModelCallStarted(Event):
         # field: to_dict() (dataclasses.asdict) would deep-copy every message first, at every call.
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         d["messages"] = []
+        d["tools"] = []
         d["message_tokens"] = list(self.message_tokens)
         d["type"] = self.type
         return d
@@ -114,6 +119,8 @@ class ModelCallEnded(Event):
     duration_s: float = 0.0
     finish_reason: str | None = None  # "length": the reply was cut by the token limit
     interrupted: bool = False  # cancelled because the process was stopped: a resumed run makes it again
+    # native protocol: the reply's structured calls ({"id", "type", "function": {"name", "arguments"}})
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -193,8 +200,10 @@ class ObservationMessage(Event):
     """The user message carrying this step's <tool_response> blocks, exactly as sent."""
 
     type: ClassVar[str] = "observation_message"
-    clean_fields: ClassVar[tuple[str, ...]] = ("content",)  # only cleaned observations, in their blocks
+    clean_fields: ClassVar[tuple[str, ...]] = ("content", "results")  # only cleaned observations, in their blocks
     content: str
+    # native protocol: one role "tool" message per call instead ({"tool_call_id", "call_id", "content"})
+    results: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

@@ -31,6 +31,7 @@ from tui_agent.context import items as ctxitems
 from tui_agent.context.items import ContextItem
 from tui_agent.kinds import ContextItemKind
 from tui_agent.session.fold_context import call_item, context_compacted, context_edited, observation_items
+from tui_agent.session.fold_native import assistant_message, tool_results
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
 from tui_agent.session.state import (  # noqa: F401 - the state's types are the fold's vocabulary
     ACTIVE, ApprovalPolicy, CallState, ClaimState, PromptView, SessionState, SourceState, StepState, Status,
@@ -97,6 +98,10 @@ def apply(s: SessionState, e: Event) -> None:
                 s.calls[e.call_id].progress.append(e.text)
         case Observation():
             _observation(s, e)
+        case ObservationMessage() if e.results:  # native protocol: one role "tool" message per call
+            tool_results(s, e)
+            s.format_errors = 0
+            s.open_calls = None
         case ObservationMessage():
             s.messages.append({"role": "user", "content": e.content})
             observation_items(s, e.content)
@@ -118,7 +123,7 @@ def apply(s: SessionState, e: Event) -> None:
             s.sources[e.url] = SourceState(e.number, e.url, e.title, e.read_at)
         case PromptEdited():
             if e.index < len(s.messages):
-                s.messages[e.index] = {"role": s.messages[e.index]["role"], "content": e.content}
+                s.messages[e.index] = {**s.messages[e.index], "content": e.content}  # (native: keeps tool_calls)
             if e.index == 0:
                 s.system_prompt = e.content
             s.step_state(e.step).notes.append(f"prompt edited before this call: message {e.index} ({e.role})")
@@ -160,10 +165,12 @@ def _run_started(s: SessionState, e: RunStarted) -> None:
         s.messages = [{"role": "system", "content": e.system_prompt}, {"role": "user", "content": e.question}]
         s.context.add(ContextItem(ctxitems.SYSTEM, ContextItemKind.SYSTEM, 0, e.system_prompt, "system prompt"))
         s.context.add(ContextItem(ctxitems.QUESTION, ContextItemKind.QUESTION, 1, e.question, "question"))
+        s.protocol = str(e.settings.get("protocol") or "tags")
     s.session_id = e.session_id or s.session_id
     s.model = e.model or s.model
     s.settings = dict(e.settings)
     s.approval = ApprovalPolicy(auto=e.auto_approve)
+    s.request_tools = list(e.tools)
     s.ended = None
     s.status = Status.RUNNING
     _nothing_under_way(s)
@@ -188,7 +195,7 @@ def _call_started(s: SessionState, e: ModelCallStarted) -> None:
         s.threshold, s.context_window = e.threshold, e.context_window
         messages = e.messages or _sent_messages(s, e.purpose)
         s.last_prompt = PromptView(e.step, e.purpose, messages, list(e.message_tokens), e.prompt_tokens,
-                                   e.threshold, e.context_window)
+                                   e.threshold, e.context_window, list(e.tools or s.request_tools), e.tool_choice)
     if e.purpose == Purpose.RESEARCH:
         s.peak_prompt_tokens = max(s.peak_prompt_tokens, e.prompt_tokens)
         s.in_flight = True
@@ -247,7 +254,7 @@ def _call_ended(s: SessionState, e: ModelCallEnded) -> None:
                  e.completion_tokens or 0, e.cost_usd)
     if e.purpose == Purpose.RESEARCH and not e.cancelled:
         s.model_calls += 1
-        s.messages.append({"role": "assistant", "content": e.text})
+        s.messages.append(assistant_message(e))
         s.last_observation_index = None
         s.open_calls = []
         thought, blocks = ctxitems.split_reply(e.text)

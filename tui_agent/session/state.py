@@ -136,6 +136,8 @@ class PromptView:
     prompt_tokens: int
     threshold: int
     context_window: int
+    tools: list[dict[str, Any]] = field(default_factory=list)  # native protocol: the request's tools=[…]
+    tool_choice: str | None = None  # native protocol: "none" for the forced answer
 
 
 @dataclass
@@ -186,6 +188,8 @@ class SessionState:
     # -- what the next model call sends -------------------------------------------------------
     messages: list[dict[str, str]] = field(default_factory=list)
     last_observation_index: int | None = None
+    request_tools: list[dict[str, Any]] = field(default_factory=list)  # native protocol: tools=[…] of the run
+    protocol: str = "tags"  # the tool-calling protocol the session started with (a resume or fork keeps it)
     context: ContextState = field(default_factory=ContextState)  # the items and their overrides (context.items)
     peak_prompt_tokens: int = 0  # the largest prompt sent in a research step
     # -- counters -------------------------------------------------------------------------------

@@ -113,6 +113,8 @@ class Settings:
     """Sampling temperature; unset leaves the provider's default."""
     stream: Annotated[bool, Flag(MODEL)] = True
     """Stream model replies token by token."""
+    protocol: Annotated[Literal["tags", "native"], Flag(MODEL)] = "tags"
+    """How the model calls tools: 'tags' (<tool_call> text in the reply, tools described in the system prompt; any model) or 'native' (the provider's own tool calling: tools=[…], tool_calls, role "tool" results)."""
     model_timeout_s: Seconds = 120.0
     """Seconds without progress before a model request counts as timed out (then retried)."""
     retry_attempts: Positive = 10
