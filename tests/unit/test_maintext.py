@@ -164,8 +164,8 @@ def preformatted_page(pre: str) -> str:
 @pytest.mark.parametrize("pre", [
     f"<pre>{TMUX_LINES}</pre>",  # no <code>: trafilatura made it a quote and joined its lines
     f"<pre><code>{TMUX_LINES}</code></pre>",
-    f"<pre><span class='c'># .tmux.conf</span>\n<b>set-option</b> -g mouse on\nbind r source-file ~/.tmux.conf<br>"
-    f"set -g base-index 1</pre>",
+    "<pre><span class='c'># .tmux.conf</span>\n<b>set-option</b> -g mouse on\nbind r source-file ~/.tmux.conf<br>"
+    "set -g base-index 1</pre>",
 ])
 def test_a_pre_block_keeps_its_lines_as_a_fenced_code_block(pre):
     page = html_to_markdown(preformatted_page(pre), URL)

@@ -28,7 +28,7 @@ from tui_agent.session.events import (
 )
 from tui_agent.session.fold import SessionState
 from tui_agent.model.tokens import TokenCounter
-from tui_agent.agent.tool_runner import Replay, ToolRunner
+from tui_agent.agent.tool_runner import Replay
 from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
 from tui_agent.tools.base import ToolRegistry
 
