@@ -1,9 +1,8 @@
 """The research loop. Pure asyncio: no front-end imports (a test keeps textual out).
 
-The engine owns the message list, the gates, the forced answer, approval requests and the
-termination, and it changes none of them by hand: it emits typed events (``session/events.py``)
-and every event is folded into ``self.state`` by ``session.fold.apply`` before the front ends
-and the store see it. Decisions come back through the ``Approver`` seam (``approval.py``).
+The engine owns the messages, the gates, the forced answer, approvals and the termination, and changes none of
+them by hand: it emits typed events (``session/events.py``), each folded into ``self.state`` by ``fold.apply``
+first. Decisions come back through the ``Approver`` seam (``approval.py``); plan mode runs first (``plan.planner``).
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from tui_agent.session.events import (
 )
 from tui_agent.session.fold import SessionState
 from tui_agent.model.tokens import TokenCounter
+from tui_agent.plan.planner import Planner
 from tui_agent.agent.tool_runner import Replay, ToolRunner
 from tui_agent.tools.base import ToolRegistry
 
@@ -196,6 +196,7 @@ class Engine:
             done = await self._finish_interrupted()
             if done:
                 return done
+        await Planner.of(self).prepare()
         while True:
             if not self.control.submitted:
                 await self.steward.facts()

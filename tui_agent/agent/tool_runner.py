@@ -19,9 +19,10 @@ from tui_agent.agent.approval import (
 from tui_agent.config import Settings
 from tui_agent.model import Reply
 from tui_agent.agent.run_control import RunControl, SubmitRequested
+from tui_agent.plan import policy as plan_policy
 from tui_agent.session import fold
 from tui_agent.session.events import (
-    ActionProposed, ApprovalRequested, Decision, Event, Observation, ObservationMessage, ObservationStatus, Purpose,
+    ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Observation, ObservationMessage, ObservationStatus, Purpose,
     SourceAdded, ToolProgress,
 )
 from tui_agent.session.state import CallState, SessionState, SourceState
@@ -151,14 +152,17 @@ class ToolRunner:
     async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
         """The run's policy first (auto mode, always-allowed tools), else ask a person."""
         policy = self.state.approval
+        planned = plan_policy.approves(self.state, name, arguments)  # the approved plan covers it, never rejected
         if policy.auto or name in policy.always or self.approver is None:
             decision: DecisionT = Approve(arguments, auto=True)
+        elif planned is not None:
+            decision = planned
         else:
             self.emit(ApprovalRequested(call_id=call_id))
             request = ApprovalRequest(call_id=call_id, step=self.state.step, tool=name, arguments=arguments,
-                                      schema=schema)
+                                      schema=schema, outside_plan=plan_policy.outside(self.state, name, arguments))
             decision = await self.control.human(self.approver.decide(request))
-        kind = decision_kind(decision)
+        kind = DecisionKind.PLAN if decision is planned else decision_kind(decision)
         self.emit(Decision(call_id=call_id, kind=kind, reason=decision.reason if isinstance(decision, Reject) else "",
                            arguments=decision.arguments if isinstance(decision, Approve) else None,
                            always=isinstance(decision, Approve) and decision.always))

@@ -45,7 +45,9 @@ def add_setting_flags(p: Any, *names: str) -> None:
         if info.default is not None and kind is not bool:
             help_text += f" (default: {info.default})"
         kw: dict[str, Any] = {"dest": name, "default": None, "help": help_text}
-        if kind is bool:
+        if flag.const is not None:
+            kw.update(action="store_const", const=flag.const)
+        elif kind is bool:
             kw["action"] = argparse.BooleanOptionalAction if flag.negatable else "store_const"
             if not flag.negatable:
                 kw["const"] = True

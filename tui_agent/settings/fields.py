@@ -36,6 +36,7 @@ class Flag:
     names: tuple[str, ...] = ()  # option strings; default: --the-setting-name
     metavar: str | None = None
     negatable: bool = True  # a boolean flag comes as --x / --no-x
+    const: Any = None  # a flag without a value that sets this one (--plan sets plan = "ask")
 
 
 def _blank_is_unset(value: Any) -> Any:
@@ -177,6 +178,10 @@ class Settings:
     """Approve every tool call without asking."""
     breakpoint: Annotated[bool, Flag(FRONT_END)] = False
     """Pause before every model call in the TUI."""
+    plan: Annotated[Literal["off", "ask", "clarify"], Flag(FRONT_END, const="ask")] = "off"
+    """Plan mode: 'ask' writes a research plan before the first tool call for you to approve, edit, replan or skip; 'clarify' first lets the model ask up to three questions; the approved plan approves its own searches and visits."""
+    plan_section_min_words: Positive = 30
+    """Words an answer's section for a sub-question needs (with a citation) before the sub-question counts as answered rather than needing review."""
 
     # ----------------------------------------------------------------------------------------
     def resolved_data_dir(self) -> Path:
