@@ -70,7 +70,11 @@ def build_run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent run", description="Research a question headless.")
     p.add_argument("question", nargs="?", help="the question to research")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    add_setting_flags(p, "auto_approve")
+    add_setting_flags(p, "auto_approve", "plan")
+    p.add_argument("--approve-plan", action="store_true",
+                   help="approve the plan without asking; calls outside it are still asked")
+    p.add_argument("--clarify", metavar="FILE",
+                   help="plan mode with clarifying questions, answered from FILE (a JSON list, or one answer a line)")
     p.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     p.add_argument("--live-tools", action="store_true", help="with --resume of a fork: run tools live")
     add_common(p)
@@ -81,7 +85,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", nargs="?", help="the question to research (asked for when omitted)")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    add_setting_flags(p, "auto_approve", "breakpoint", "theme")
+    add_setting_flags(p, "auto_approve", "breakpoint", "theme", "plan")
     add_common(p)
     return p
 
