@@ -275,6 +275,12 @@ class ResearchApp(App[int]):
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         req = message.request
+        if not hasattr(req, "tool"):  # plan mode: the plan or clarifying questions, in their own dialog
+            from tui_agent.screens.plan import ask
+
+            self.pending = req
+            ask(self, req)
+            return
         if self.research is not None and self.research.auto_approving():  # auto came on after the request left
             resolve(req.future, approve(req.arguments, auto=True))
             return
