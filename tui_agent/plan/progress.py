@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.kinds import PlanStatus
-from tui_agent.plan.schema import Plan, SubQuestion
+from tui_agent.plan.schema import Plan
 
 if TYPE_CHECKING:
     from tui_agent.session.state import SessionState
@@ -25,7 +25,8 @@ _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ASKED = re.compile(r"(\d+|one|two|three|four|five|six)\s+(?:independent\s+|distinct\s+|different\s+)?"
                     r"(?:sources|citations|references)", re.I)
 _WORD = re.compile(r"\w+")
-_STOP = frozenset("the a an of in on for to and or is are what which how who when where why does do with by".split())
+_STOP = frozenset("the a an of in on for to and or is are was were be it its what which how who when where why does do "
+                  "did with by".split())
 
 
 @dataclass
@@ -52,18 +53,27 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.casefold()) if w not in _STOP}
 
 
-def _match(number: int, sq: SubQuestion, heads: list[tuple[str, str]]) -> str | None:
-    for head, body in heads:
-        if re.match(rf"(?:sub-?question\s+)?{number}\s*[.):]", head, re.I):
-            return body
-    want = _words(sq.question)
-    best, score = None, 0.5
-    for head, body in heads:
-        got = _words(head)
-        overlap = len(want & got) / len(want) if want else 0.0
-        if overlap >= score:
-            best, score = body, overlap
-    return best
+def _match(plan: Plan, heads: list[tuple[str, str]]) -> list[str | None]:
+    """Each sub-question's section: the heading numbered for it, else the unused heading sharing
+    most of its words (at least 60%)."""
+    found: list[str | None] = [None] * len(plan.sub_questions)
+    used: set[int] = set()
+    for i in range(len(found)):
+        for h, (head, body) in enumerate(heads):
+            if h not in used and re.match(rf"(?:sub-?question\s+)?{i + 1}\s*[.):]", head, re.I):
+                found[i] = body
+                used.add(h)
+                break
+    for i, sq in enumerate(plan.sub_questions):
+        want, best, score = _words(sq.question), None, 0.6
+        for h, (head, _) in enumerate(heads):
+            overlap = len(want & _words(head)) / len(want) if want and h not in used else 0.0
+            if found[i] is None and overlap >= score:
+                best, score = h, overlap
+        if best is not None:
+            found[i] = heads[best][1]
+            used.add(best)
+    return found
 
 
 def asked_citations(acceptance: str) -> int:
@@ -88,21 +98,21 @@ def _cited(body: str) -> set[int]:
 
 
 def progress(plan: Plan, answer: str | None, min_words: int = DEFAULT_MIN_WORDS) -> list[SubQuestionProgress]:
-    heads = sections(answer or "")
+    bodies = _match(plan, sections(answer or ""))
     out = []
     for i, sq in enumerate(plan.sub_questions, 1):
         if answer is None:
             out.append(SubQuestionProgress(i, sq.question, PlanStatus.OPEN))
             continue
-        body = _match(i, sq, heads)
+        body = bodies[i - 1]
         if body is None:
             out.append(SubQuestionProgress(i, sq.question, PlanStatus.NEEDS_REVIEW, "no section in the answer"))
             continue
-        cited, words = _cited(body), len(_WORD.findall(body))
+        cited, words = _cited(body), len(_WORD.findall(_CITE.sub(" ", body)))
         needed = asked_citations(sq.acceptance)
         note = ("cites no source" if not cited else
                 f"cites {len(cited)} of the {needed} sources its acceptance asks" if len(cited) < needed else
-                f"{words} words, under the floor of {min_words}" if words < min_words else "")
+                f"{words} word{'' if words == 1 else 's'}, under the floor of {min_words}" if words < min_words else "")
         status = PlanStatus.NEEDS_REVIEW if note else PlanStatus.ANSWERED
         out.append(SubQuestionProgress(i, sq.question, status, note, len(cited), words))
     return out
