@@ -11,7 +11,7 @@ import pytest
 from tests.helpers import Recorder, RecordingApprover, call
 from tests.unit.engine_kit import scripted_engine
 from tests.unit.plan_kit import PLAN, FakeSearch, FakeVisit, plan_reply
-from tui_agent.agent.approval import Approve, ApprovalRequest, Reject
+from tui_agent.agent.approval import ApprovalRequest, Reject
 from tui_agent.agent.engine import Engine
 from tui_agent.config import Settings
 from tui_agent.kinds import DecisionKind, PlanDecisionKind, Purpose

@@ -146,7 +146,7 @@ class PlanScreen(ModalScreen[None]):
                  Input(", ".join(plan.domains), id="plan-domains")]
         await box.mount_all(rows)
         self.set_mode("fields")
-        self.query_one(f"#sq-1-question", Input).focus()
+        self.query_one("#sq-1-question", Input).focus()
 
     def action_edit_json(self) -> None:
         area = self.query_one("#plan-json", JsonArea)
