@@ -15,7 +15,7 @@ from tui_agent.widgets.plan_pane import PlanPane
 PLAN = {"sub_questions": [{"question": "What does the note say?", "acceptance": "the number",
                            "queries": ["note number"]}], "domains": ["notes.example"], "budget": {"max_calls": 5}}
 ANSWER = ("<answer>## 1. What does the note say?\nThe note says the answer is 42 [1], as the local notes on the "
-          "topic state plainly, and nothing in them contradicts it anywhere in the text we read today.</answer>")
+          "topic state plainly, and nothing in them contradicts it anywhere in the text that we read today.</answer>")
 
 
 def plan_open(app) -> bool:
@@ -46,6 +46,7 @@ async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_se
         assert "What number does the note give?" in research and "the number in the note" in research
         pane = app.main.query_one(PlanPane)
         assert pane.display and "1/1 answered" in pane.border_title
+        assert app._figures().max_calls == 5  # the plan's budget is the gauge's call limit
 
 
 async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(chat_server, tmp_path):

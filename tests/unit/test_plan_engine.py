@@ -228,3 +228,15 @@ async def test_auto_mode_approves_the_plan_without_asking():
                                      auto_approve=True, require_evidence=False)
     await engine.run()
     assert approver.requests == [] and rec.of("plan_decided")[0].auto
+
+
+async def test_submit_now_at_the_plan_skips_planning_and_forces_the_answer():
+    from tui_agent.agent.approval import SubmitNow
+
+    search, visit = tools()
+    engine, rec, model = scripted_engine([plan_reply(), "<answer>at once</answer>"], search, visit,
+                                         approver=RecordingApprover(SubmitNow()), plan="ask")
+    result = await engine.run()
+    assert result["termination"] == "user_submit" and result["answer"] == "at once"
+    assert [(d.kind, d.feedback) for d in rec.of("plan_decided")] == [("skipped", "Submit now")]
+    assert [c.purpose for c in model.calls] == ["plan", "forced"]

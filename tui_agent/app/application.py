@@ -349,7 +349,9 @@ class ResearchApp(App[int]):
             self.refresh_gauge()
 
     def _figures(self) -> GaugeFigures:
-        return gauge_figures(self.session, self.settings, self._read_elapsed())
+        from tui_agent.plan.policy import gated  # an approved plan's budget is the run's gates
+
+        return gauge_figures(self.session, gated(self.settings, self.session), self._read_elapsed())
 
     def refresh_gauge(self) -> None:
         self.main.set_gauge(self._figures())
