@@ -240,3 +240,13 @@ async def test_submit_now_at_the_plan_skips_planning_and_forces_the_answer():
     assert result["termination"] == "user_submit" and result["answer"] == "at once"
     assert [(d.kind, d.feedback) for d in rec.of("plan_decided")] == [("skipped", "Submit now")]
     assert [c.purpose for c in model.calls] == ["plan", "forced"]
+
+
+async def test_an_approver_that_approves_whatever_it_is_asked_approves_the_plan():
+    search, visit = tools()
+    approver = RecordingApprover()  # Approve(request.arguments) for every request
+    engine, rec, _ = scripted_engine(['{"questions": ["Which?"]}', plan_reply(), ANSWER], search, visit,
+                                     approver=approver, plan="clarify", require_evidence=False)
+    result = await engine.run()
+    assert result["termination"] == "answer" and engine.state.plan.approved is not None
+    assert rec.of("clarify_answered")[0].answers == [] and rec.of("plan_decided")[0].kind == "approved"

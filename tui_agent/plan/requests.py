@@ -21,12 +21,21 @@ class PlanRequest:
     schema: dict[str, Any] = field(default_factory=lambda: PLAN_SCHEMA)
     future: "asyncio.Future[Any] | None" = field(default=None, repr=False)
 
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The plan as JSON: an approver that approves whatever it is asked approves the plan."""
+        return self.plan.to_dict()
+
 
 @dataclass
 class ClarifyRequest:
     questions: list[str]
     step: int = 0
     future: "asyncio.Future[Any] | None" = field(default=None, repr=False)
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        return {"questions": list(self.questions)}
 
 
 @dataclass
