@@ -22,8 +22,8 @@ from tui_agent.agent.run_control import RunControl, SubmitRequested
 from tui_agent.plan import policy as plan_policy
 from tui_agent.session import fold
 from tui_agent.session.events import (
-    ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Observation, ObservationMessage, ObservationStatus, Purpose,
-    SourceAdded, ToolProgress,
+    ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Observation, ObservationMessage,
+    ObservationStatus, Purpose, SourceAdded, ToolProgress,
 )
 from tui_agent.session.state import CallState, SessionState, SourceState
 from tui_agent.tools.base import SourceRegistry, Tool, ToolContext, ToolRegistry
