@@ -46,7 +46,7 @@ def add_setting_flags(p: Any, *names: str) -> None:
             help_text += f" (default: {info.default})"
         kw: dict[str, Any] = {"dest": name, "default": None, "help": help_text}
         if flag.const is not None:
-            kw.update(action="store_const", const=flag.const)
+            kw.update(action="store_const", const=flag.const, help=f"{help_text}; this flag sets {flag.const}")
         elif kind is bool:
             kw["action"] = argparse.BooleanOptionalAction if flag.negatable else "store_const"
             if not flag.negatable:
