@@ -37,6 +37,7 @@ class Purpose(StrEnum):
     EXTRACT = "extract"  # a tool's sub-call (goal-directed extraction)
     VERIFY = "verify"  # a citation check (sessions verify)
     COMPACT = "compact"  # a context compaction: a state note, a proposed summary, an observation's facts
+    PLAN = "plan"  # plan mode: the plan, or the clarifying questions, before the first research call
 
 
 class DecisionKind(StrEnum):
@@ -45,6 +46,7 @@ class DecisionKind(StrEnum):
     APPROVED = "approved"
     EDITED = "edited"
     AUTO = "auto"  # approved by policy (auto mode, always-allow, --yes) without asking
+    PLAN = "plan"  # approved without asking because the approved plan covers it
     REJECTED = "rejected"
     SUBMIT = "submit"  # Submit now instead of a decision
 
@@ -131,3 +133,26 @@ class ToolPolicy(StrEnum):
     ASK = "ask"  # the default: the run's approval (a person, auto mode, always-approve) decides
     ALLOW = "allow"  # run without asking
     DENY = "deny"  # never run, not even with --yes or auto mode
+class PlanMode(StrEnum):
+    """The ``plan`` setting: no plan, a plan decided by the person, or clarifying questions first."""
+
+    OFF = "off"
+    ASK = "ask"
+    CLARIFY = "clarify"
+
+
+class PlanDecisionKind(StrEnum):
+    """What the person did with a proposed plan."""
+
+    APPROVED = "approved"
+    EDITED = "edited"  # approved as the person edited it
+    REPLAN = "replan"  # asked for another plan, with feedback
+    SKIPPED = "skipped"  # no plan: research as without plan mode
+
+
+class PlanStatus(StrEnum):
+    """A sub-question's progress against the answer."""
+
+    OPEN = "open"  # no answer yet
+    ANSWERED = "answered"  # its section cites a source and meets the floor
+    NEEDS_REVIEW = "needs review"  # no section, no citation, or thinner than its acceptance asks

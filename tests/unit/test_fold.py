@@ -335,3 +335,51 @@ def test_a_compaction_stubs_the_covered_items_puts_the_note_at_the_top_and_spare
                           ev.ContextCompacted(step=1, policy="truncate", tokens_before=900, tokens_after=200,
                                               covered=["obs:c1"], covered_tokens=[321])])
     assert PAGE in _prompt_text(pinned)
+
+
+# --- plan mode: proposals, decisions, clarifying questions ---------------------------------------
+
+_PLAN = {"sub_questions": [{"question": "When?", "acceptance": "a year", "queries": ["opening year"]}],
+         "domains": ["bridges.example"], "budget": {"max_calls": 9}}
+
+
+def _planned(*events: Event):
+    return fold([RunStarted(question="q", model="m", system_prompt="sys"), *events])
+
+
+@folds(ev.PlanProposed)
+def test_a_proposed_plan_waits_for_its_decision_and_its_call_is_counted():
+    state = _planned(ev.PlanProposed(plan=_PLAN, raw="{…}", prompt_tokens=40, completion_tokens=10, cost_usd=0.01))
+    assert state.plan.pending is not None and state.plan.pending.plan.queries == ["opening year"]
+    assert state.auxiliary_tokens == 50 and state.cost_usd == 0.01
+    unreadable = _planned(ev.PlanProposed(plan=None, raw="no", error="no JSON object"))
+    assert unreadable.plan.pending is None and unreadable.plan.unreadable == 1
+
+
+@folds(ev.PlanDecided)
+def test_an_approved_plan_is_in_force_and_the_model_reads_it_after_the_question():
+    proposed = ev.PlanProposed(plan=_PLAN, raw="{…}")
+    state = _planned(proposed, ev.PlanDecided(kind="approved", plan=_PLAN))
+    assert state.plan.approved.budget.max_calls == 9 and state.plan.pending is None
+    assert state.messages[1]["content"].startswith("q\n\nResearch plan") and "opening year" in state.messages[1]["content"]
+    replan = _planned(proposed, ev.PlanDecided(kind="replan", feedback="shorter"))
+    assert replan.plan.approved is None and replan.plan.next_feedback == "shorter" and replan.messages[1]["content"] == "q"
+    skipped = _planned(proposed, ev.PlanDecided(kind="skipped"))
+    assert skipped.plan.decided and skipped.plan.approved is None
+
+
+@folds(ev.ClarifyAsked)
+def test_clarifying_questions_are_kept_and_their_call_counted():
+    state = _planned(ev.ClarifyAsked(questions=["Which one?"], raw="{}", prompt_tokens=5, completion_tokens=5))
+    assert state.plan.asked and state.plan.questions == ["Which one?"] and state.plan.answers is None
+    assert state.auxiliary_tokens == 10
+
+
+@folds(ev.ClarifyAnswered)
+def test_clarifying_answers_become_part_of_the_question():
+    state = _planned(ev.ClarifyAsked(questions=["Which one?", "When?"]), ev.ClarifyAnswered(answers=["the red one", ""]))
+    assert state.plan.answers == ["the red one", ""]
+    assert state.messages[1]["content"].endswith("- Which one? — the red one") and "When?" not in state.messages[1]["content"]
+    from tui_agent.session.fold import prompt
+
+    assert "the red one" in prompt(state)[1]["content"]

@@ -51,10 +51,12 @@ class ApprovalRequest:
     arguments: JSON
     schema: Schema
     future: "asyncio.Future[DecisionT] | None" = field(default=None, repr=False)
+    outside_plan: bool = False  # an approved plan is in force and does not cover this call
 
 
 class Approver(Protocol):
-    """What the engine asks when a person must decide on a tool call."""
+    """What the engine asks when a person must decide on a tool call (or, in plan mode, on the plan
+    or clarifying questions: ``plan.requests``, answered with its typed answers)."""
 
     async def decide(self, request: ApprovalRequest) -> DecisionT: ...
 

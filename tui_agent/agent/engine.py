@@ -1,9 +1,8 @@
 """The research loop. Pure asyncio: no front-end imports (a test keeps textual out).
 
-The engine owns the message list, the gates, the forced answer, approval requests and the
-termination, and it changes none of them by hand: it emits typed events (``session/events.py``)
-and every event is folded into ``self.state`` by ``session.fold.apply`` before the front ends
-and the store see it. Decisions come back through the ``Approver`` seam (``approval.py``).
+The engine owns the messages, the gates, the forced answer, approvals and the termination, and changes none of
+them by hand: it emits typed events (``session/events.py``), each folded into ``self.state`` by ``fold.apply``
+first. Decisions come back through the ``Approver`` seam (``approval.py``); plan mode runs first (``plan.planner``).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from tui_agent.session.fold import SessionState
 from tui_agent.model.tokens import TokenCounter
 from tui_agent.agent.tool_runner import Replay
 from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
+from tui_agent.plan.planner import Planner
 from tui_agent.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BreakpointHook", "Engine", "Replay", "RunResult", "SubmitRequested"]
 
-RunResult = dict[str, object]
-"""The run's result object (``fold.result``)."""
+RunResult = dict[str, object]  # the run's result object (fold.result)
 
 BreakpointHook = Callable[[list[dict[str, str]], ModelCallStarted], Awaitable[list[dict[str, str]] | None]]
 
@@ -201,6 +200,7 @@ class Engine:
             done = await self._finish_interrupted()
             if done:
                 return done
+        await Planner.of(self).prepare()
         while True:
             if not self.control.submitted:
                 await self.steward.facts()

@@ -20,10 +20,11 @@ from tui_agent.config import Settings
 from tui_agent.model import Reply
 from tui_agent.agent import tool_policy
 from tui_agent.agent.run_control import RunControl, SubmitRequested
+from tui_agent.plan import policy as plan_policy
 from tui_agent.session import fold
 from tui_agent.session.events import (
-    ActionProposed, ApprovalRequested, Decision, Event, Observation, ObservationMessage, ObservationStatus, Purpose,
-    SourceAdded, ToolProgress,
+    ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Observation, ObservationMessage,
+    ObservationStatus, Purpose, SourceAdded, ToolProgress,
 )
 from tui_agent.session.state import CallState, SessionState, SourceState
 from tui_agent.tools.base import SourceRegistry, Tool, ToolContext, ToolRegistry
@@ -152,18 +153,26 @@ class ToolRunner:
         return await self._execute(call_id, tool, args)
 
     async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
-        """The tool policies of the configuration first (deny wins over everything), then the run's
-        policy (auto mode, always-allowed tools), else ask a person."""
+        """In order: a deny of the configuration's tool policies (wins over everything), the run's
+        policy (auto mode, always-allowed tools), the approved plan (never a call rejected before),
+        an allow of the tool policies, else ask a person."""
         policy = self.state.approval
-        decision: DecisionT | None = tool_policy.policy_decision(name, arguments, self.settings.tool_policies)
-        if decision is None and (policy.auto or name in policy.always or self.approver is None):
+        configured = tool_policy.policy_decision(name, arguments, self.settings.tool_policies)
+        planned = plan_policy.approves(self.state, name, arguments)  # the approved plan covers it, never rejected
+        if isinstance(configured, Reject):  # a deny in the configuration wins over everything
+            decision: DecisionT = configured
+        elif policy.auto or name in policy.always or self.approver is None:
             decision = Approve(arguments, auto=True)
-        elif decision is None:
+        elif planned is not None:
+            decision = planned
+        elif configured is not None:  # allow
+            decision = configured
+        else:
             self.emit(ApprovalRequested(call_id=call_id))
             request = ApprovalRequest(call_id=call_id, step=self.state.step, tool=name, arguments=arguments,
-                                      schema=schema)
+                                      schema=schema, outside_plan=plan_policy.outside(self.state, name, arguments))
             decision = await self.control.human(self.approver.decide(request))
-        kind = decision_kind(decision)
+        kind = DecisionKind.PLAN if decision is planned else decision_kind(decision)
         self.emit(Decision(call_id=call_id, kind=kind, reason=decision.reason if isinstance(decision, Reject) else "",
                            arguments=decision.arguments if isinstance(decision, Approve) else None,
                            always=isinstance(decision, Approve) and decision.always))

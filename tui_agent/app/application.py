@@ -279,6 +279,12 @@ class ResearchApp(App[int]):
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         req = message.request
+        if not hasattr(req, "tool"):  # plan mode: the plan or clarifying questions, in their own dialog
+            from tui_agent.screens.plan import ask
+
+            self.pending = req
+            ask(self, req)
+            return
         if self.research is not None and self.research.auto_approving():  # auto came on after the request left
             resolve(req.future, approve(req.arguments, auto=True))
             return
@@ -369,7 +375,9 @@ class ResearchApp(App[int]):
             self._driver.write(sequence)
 
     def _figures(self) -> GaugeFigures:
-        return gauge_figures(self.session, self.settings, self._read_elapsed())
+        from tui_agent.plan.policy import gated  # an approved plan's budget is the run's gates
+
+        return gauge_figures(self.session, gated(self.settings, self.session), self._read_elapsed())
 
     def refresh_gauge(self) -> None:
         self.main.set_gauge(self._figures())

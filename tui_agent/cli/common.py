@@ -45,7 +45,9 @@ def add_setting_flags(p: Any, *names: str) -> None:
         if info.default is not None and kind is not bool:
             help_text += f" (default: {info.default})"
         kw: dict[str, Any] = {"dest": name, "default": None, "help": help_text}
-        if kind is bool:
+        if flag.const is not None:
+            kw.update(action="store_const", const=flag.const, help=f"{help_text}; this flag sets {flag.const}")
+        elif kind is bool:
             kw["action"] = argparse.BooleanOptionalAction if flag.negatable else "store_const"
             if not flag.negatable:
                 kw["const"] = True
@@ -68,7 +70,11 @@ def build_run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent run", description="Research a question headless.")
     p.add_argument("question", nargs="?", help="the question to research")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    add_setting_flags(p, "auto_approve", "notify")
+    add_setting_flags(p, "auto_approve", "notify", "plan")
+    p.add_argument("--approve-plan", action="store_true",
+                   help="approve the plan without asking; calls outside it are still asked")
+    p.add_argument("--clarify", metavar="FILE",
+                   help="plan mode with clarifying questions, answered from FILE (a JSON list, or one answer a line)")
     p.add_argument("--json", action="store_true", help="print one JSON object with the result on stdout")
     p.add_argument("--live-tools", action="store_true", help="with --resume of a fork: run tools live")
     add_common(p)
@@ -79,7 +85,7 @@ def build_tui_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", nargs="?", help="the question to research (asked for when omitted)")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    add_setting_flags(p, "auto_approve", "breakpoint", "theme", "notify")
+    add_setting_flags(p, "auto_approve", "breakpoint", "theme", "notify", "plan")
     add_common(p)
     return p
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from tui_agent.cli.common import UsageError, add_common, ensure_model, open_store, settings_from
+from tui_agent.cli.common import UsageError, add_common, add_setting_flags, ensure_model, open_store, settings_from
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.safety.hygiene import for_terminal as clean
 
@@ -41,6 +41,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                    "the recording (no network for them)")
     p.add_argument("--verify", action="store_true", help="check each answer's citations (sessions verify)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    add_setting_flags(p, "plan")  # each case plans first; with no one to ask, its plan is approved
     p.add_argument("--router-config", metavar="FILE", help="a LiteLLM Router configuration (YAML or JSON "
                    "model_list) to spread calls over several deployments and keys")
     add_common(p)

@@ -17,8 +17,11 @@ from tui_agent.session.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, ContextCompacted, ContextEdited, Correction, Decision,
     DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited,
     Purpose, Retry, RunEnded,
-    RunStarted, SourceAdded, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded,
+    RunStarted, SourceAdded, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded, PlanProposed,
+    PlanDecided, ClarifyAsked, ClarifyAnswered,
 )
+from tui_agent.plan import terminal as plan_terminal
+from tui_agent.plan.requests import ClarifyRequest, PlanRequest
 from tui_agent.tools.base import validate_arguments
 
 OBSERVATION_PREVIEW_LINES = 12
@@ -155,6 +158,8 @@ class TracePrinter:
                 return f"context {e.kind} {e.target}{by}: {e.tokens_before:,} → {e.tokens_after:,} tokens"
             case Notice():
                 return f"{e.level}: {clean(e.text)}"
+            case PlanProposed() | PlanDecided() | ClarifyAsked() | ClarifyAnswered():
+                return plan_terminal.describe(e)
             case AnswerEvent():
                 from tui_agent.session.exports import answer_notes
 
@@ -185,9 +190,12 @@ class TerminalApprover:
     submit now (an ``approval.Approver``)."""
 
     def __init__(self, inp: TextIO = sys.stdin, out: TextIO = sys.stderr, *, notify: str = "all",
-                 notify_after_s: float = 10.0, env: Mapping[str, str] | None = None):
+                 notify_after_s: float = 10.0, env: Mapping[str, str] | None = None, approve_plan: bool = False,
+                 clarify_answers: list[str] | None = None):
         self.inp = inp
         self.out = out
+        self.approve_plan = approve_plan  # --approve-plan (or --yes): the plan is approved unasked
+        self.clarify_answers = clarify_answers  # --clarify FILE
         self.notify = notify  # the notify setting: what rings when a question waits notify_after_s
         self.notify_after_s = notify_after_s
         self.env = env
@@ -238,8 +246,13 @@ class TerminalApprover:
             return args
 
     async def decide(self, req: ApprovalRequest) -> DecisionT:
-        self.out.write(f"\n  {req.tool} {_args(req.arguments)}\n")
-        ring = self._call_when_waiting(f"tool call waiting: {req.tool} {_args(req.arguments)}")
+        if isinstance(req, PlanRequest):
+            what = "plan waiting for your decision"
+        elif isinstance(req, ClarifyRequest):
+            what = "clarifying questions waiting"
+        else:
+            what = f"tool call waiting: {req.tool} {_args(req.arguments)}"
+        ring = self._call_when_waiting(what)
         try:
             return await self._decide(req)
         finally:
@@ -247,6 +260,12 @@ class TerminalApprover:
                 ring.cancel()
 
     async def _decide(self, req: ApprovalRequest) -> DecisionT:
+        if isinstance(req, PlanRequest):  # plan mode asks through the same seam
+            return await plan_terminal.ask_plan(req, self._read, self.out, approve_plan=self.approve_plan)
+        if isinstance(req, ClarifyRequest):
+            return await plan_terminal.ask_clarify(req, self._read, self.out, answers=self.clarify_answers)
+        outside = "   ← outside the plan" if req.outside_plan else ""
+        self.out.write(f"\n  {req.tool} {_args(req.arguments)}{outside}\n")
         while True:
             try:
                 choice = await self._read("  [a]pprove  [A]lways this tool  [e]dit  [r]eject  [s]ubmit now > ")

@@ -26,6 +26,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     if ns.question and ns.resume:
         raise UsageError("tui-agent run: give either a QUESTION or --resume ID, not both")
     settings = settings_from(ns)
+    approver_kw = plan_options(ns, settings)
     from tui_agent.safety.redaction import start_warm_up
 
     start_warm_up()  # the secret rules compile (~1 s) beside the model's import
@@ -33,8 +34,23 @@ def cmd_run(argv: Sequence[str]) -> int:
     if ns.resume:
         resumed = prepare_resume(store, ns.resume, ns)
         return run_headless(resumed.settings, resumed.question, store, resumed.run_kwargs(), json_out=ns.json,
-                            config_file=ns.config_file)
-    return run_headless(settings, ns.question, store, {}, json_out=ns.json, config_file=ns.config_file)
+                            config_file=ns.config_file, approver_kw=approver_kw)
+    return run_headless(settings, ns.question, store, {}, json_out=ns.json, config_file=ns.config_file,
+                        approver_kw=approver_kw)
+
+
+def plan_options(ns: Any, settings: Settings) -> dict[str, Any]:
+    """``--approve-plan`` and ``--clarify FILE`` (which turns clarify mode on): the terminal's part."""
+    answers = None
+    if ns.clarify:
+        from tui_agent.plan.terminal import read_answers
+
+        try:
+            answers = read_answers(ns.clarify)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--clarify {ns.clarify}: {exc}") from None
+        settings.plan = "clarify"
+    return {"approve_plan": bool(ns.approve_plan), "clarify_answers": answers}
 
 
 def _install(loop: asyncio.AbstractEventLoop, sig: int, handler: Any) -> bool:
@@ -84,7 +100,7 @@ def resume_hint(run: Any, store: Any, config_file: str | None = None) -> str:
 
 
 def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str, Any], *, json_out: bool,
-                 config_file: str | None = None) -> int:
+                 config_file: str | None = None, approver_kw: dict[str, Any] | None = None) -> int:
     """Run (or continue) a session with the plain-terminal front end; returns the exit code.
     ``config_file``: the --config given, repeated in the printed resume command."""
     from tui_agent.cli.headless import TerminalApprover, TracePrinter, clean, render_answer
@@ -97,7 +113,7 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
         raise UsageError("standard input is not a terminal, so tool calls cannot be approved; "
                          "pass --yes to approve them all")
     settings = ensure_model(settings)
-    approver = TerminalApprover(notify=settings.notify, notify_after_s=settings.notify_after_s)
+    approver = TerminalApprover(notify=settings.notify, notify_after_s=settings.notify_after_s, **(approver_kw or {}))
     run = Run(settings, question, store=store, approver=approver,
               listeners=[TracePrinter(sys.stderr, live=sys.stderr.isatty())], **kwargs)
     try:

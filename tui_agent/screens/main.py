@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from tui_agent.widgets.approval_bar import ActionPane, ArgumentEditor
     from tui_agent.widgets.step_list import StepList
 
+# The events after which the plan pane shows the session again.
+PLAN_SHOWN = frozenset({"plan_proposed", "plan_decided", "clarify_answered", "answer", "run_started", "run_ended"})
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
@@ -99,7 +101,11 @@ class MainScreen(Screen):
         await lower.mount(MarkdownPane("*No observation yet.*", id="observation"), answer)
         lower.current = "observation"
         approval = [MAIN_ACTIONS[n] for n in ("approve", "edit", "reject", "always")]
-        await self.query_one("#right").mount(ActionPane(approval, id="action"), StepList(id="steps"))
+        from tui_agent.widgets.plan_pane import PlanPane
+
+        await self.query_one("#right").mount(PlanPane(id="plan"), ActionPane(approval, id="action"),
+                                             StepList(id="steps"))
+        self.query_one(PlanPane).show(self.session)
         await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.app.run_active()))  # type: ignore[attr-defined]
         await self.mount(Footer(compact=True))
         self.query_one("#observation").border_title = "Observation"
@@ -168,18 +174,28 @@ class MainScreen(Screen):
 
     def reset(self, session: SessionState) -> None:
         self.view.reset(session)
+        self._show_plan()
 
     def show_event(self, e: Event) -> None:
         self.view.show_event(e)
+        if e.type in PLAN_SHOWN:
+            self._show_plan()
+
+    def _show_plan(self) -> None:
+        for pane in self.query("#plan"):
+            pane.show(self.session)  # type: ignore[attr-defined]
 
     def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
         self.view.on_stream(step, pieces)
 
     def show_pending(self, request: Any) -> None:
         self.view.show_pending(request)
+        self.action.border_subtitle = "outside the plan" if getattr(request, "outside_plan", False) else ""
 
     def clear_pending(self) -> None:
         self.view.clear_pending()
+        if self.ready.is_set() and self.query("#action"):
+            self.action.border_subtitle = ""
 
     def refresh_view(self) -> None:
         self.view.refresh_view()
@@ -279,6 +295,12 @@ class MainScreen(Screen):
     def action_toggle_breakpoint(self) -> None:
         self.app.breakpoint = not self.app.breakpoint
         self.update_header()
+
+    def action_plan_mode(self) -> None:
+        modes = ("off", "ask", "clarify")
+        settings = self.app.settings
+        settings.plan = modes[(modes.index(settings.plan) + 1) % len(modes)]
+        self.notify(f"Plan mode {settings.plan}: from the next question on", title="Plan mode")
 
     def action_inspect(self) -> None:
         prompt = self.session.last_prompt

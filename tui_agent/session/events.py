@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from tui_agent.kinds import (  # noqa: F401 - the events' vocabulary, defined at the bottom of the package
     FORMAT_ERROR_REASONS, TERMINATIONS, ContextEditKind, CorrectionReason, DecisionKind, NoticeLevel,
-    ObservationStatus, Purpose, Termination, Verdict,
+    ObservationStatus, PlanDecisionKind, Purpose, Termination, Verdict,
 )
 
 
@@ -335,13 +335,62 @@ class VerificationEnded(Event):
     needs_review: bool  # more than the review share of the checked claims is unsupported
 
 
+@dataclass(kw_only=True)
+class PlanProposed(Event):
+    """Plan mode: one model call proposed a plan (``plan``: the plan as read, None when the reply
+    held none, ``error`` then says why). ``attempt`` counts proposals; ``feedback`` is the person's
+    request it answers (a replan)."""
+
+    type: ClassVar[str] = "plan_proposed"
+    plan: dict[str, Any] | None
+    raw: str
+    attempt: int = 1
+    feedback: str = ""
+    error: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass(kw_only=True)
+class PlanDecided(Event):
+    """The person's decision on the proposed plan: approved, edited (``plan`` as approved), replan
+    (``feedback`` for the next proposal) or skipped. ``auto``: approved without asking."""
+
+    type: ClassVar[str] = "plan_decided"
+    kind: PlanDecisionKind
+    plan: dict[str, Any] | None = None
+    feedback: str = ""
+    auto: bool = False
+
+
+@dataclass(kw_only=True)
+class ClarifyAsked(Event):
+    """Clarify mode: the model's questions about the question (none: it needs none)."""
+
+    type: ClassVar[str] = "clarify_asked"
+    questions: list[str]
+    raw: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass(kw_only=True)
+class ClarifyAnswered(Event):
+    """The person's answers, one per question (empty: skipped); they become part of the question."""
+
+    type: ClassVar[str] = "clarify_answered"
+    answers: list[str]
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, ApprovalRequested,
         ApprovalModeChanged, Decision, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
         PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded, VerificationStarted, ClaimChecked,
-        VerificationEnded, ContextEdited, ContextCompacted,
+        VerificationEnded, ContextEdited, ContextCompacted, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
     )
 }
 

@@ -16,6 +16,7 @@ from typing import Any, Iterable
 from tui_agent.safety.hygiene import redact, scrub, strip_controls
 from tui_agent.session.events import Event, Purpose
 from tui_agent.session.fold import SessionState, SourceState, fold, result
+from tui_agent.plan.report import plan_markdown
 
 OBSERVATION_EXCERPT_CHARS = 1500
 THOUGHT_EXCERPT_CHARS = 3000
@@ -123,6 +124,7 @@ def markdown(state: SessionState) -> str:
         out += [f"[{s.number}] {clean(s.title) or clean(s.url)} — <{clean(s.url)}> (read {_when(s.read_at)})", ""]
     if not sources:
         out += ["*No sources were read.*", ""]
+    out += plan_markdown(state)  # plan mode: each sub-question with its status
     if state.verification is not None:
         out += citation_check_markdown(state)
     ended = state.ended

@@ -25,13 +25,14 @@ from tui_agent.session.events import (
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
     SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
-    ContextCompacted,
+    ContextCompacted, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
 )
 from tui_agent.context import items as ctxitems
 from tui_agent.context.items import ContextItem
 from tui_agent.kinds import ContextItemKind
 from tui_agent.session.fold_context import call_item, context_compacted, context_edited, observation_items
 from tui_agent.session.fold_native import assistant_message, tool_results
+from tui_agent.session import fold_plan
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
 from tui_agent.session.state import (  # noqa: F401 - the state's types are the fold's vocabulary
     ACTIVE, ApprovalPolicy, CallState, ClaimState, PromptView, SessionState, SourceState, StepState, Status,
@@ -145,6 +146,16 @@ def apply(s: SessionState, e: Event) -> None:
         case ContextCompacted():
             context_compacted(s, e)
             _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
+        case PlanProposed():
+            fold_plan.plan_proposed(s, e)
+            _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
+        case PlanDecided():
+            fold_plan.plan_decided(s, e)
+        case ClarifyAsked():
+            fold_plan.clarify_asked(s, e)
+            _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
+        case ClarifyAnswered():
+            fold_plan.clarify_answered(s, e)
         case VerificationStarted():
             s.verification = Verification(model=e.model, sample=e.sample)
         case ClaimChecked():
@@ -357,7 +368,10 @@ def stream(s: SessionState, step: int, text: str, reasoning: bool) -> list[tuple
 
 def result(s: SessionState, termination: Termination | str | None, elapsed_s: float | None = None) -> dict[str, Any]:
     """The run's result object (``run --json``, ``RunEnded.result``, the JSON export)."""
+    from tui_agent.plan.progress import plan_result
+
     answer = s.answer
+    plan = plan_result(s)
     return {
         "session_id": s.session_id,
         "question": s.question,
@@ -375,4 +389,5 @@ def result(s: SessionState, termination: Termination | str | None, elapsed_s: fl
         "sources": [src.url for src in s.source_list()],
         "compactions": s.context.compactions,
         "peak_prompt_tokens": s.peak_prompt_tokens,
+        **({"plan": plan} if plan is not None else {}),  # plan mode: the plan with each sub-question's status
     }

@@ -17,6 +17,7 @@ from tui_agent.session.events import (
     AnswerEvent, CorrectionReason, DecisionKind, Notice, ObservationStatus, Purpose, RunEnded, Termination, Verdict,
 )
 from tui_agent.context.items import ContextState
+from tui_agent.plan.state import PlanState
 from tui_agent.session.live import StreamSplitter
 
 # Used when a session's settings do not say (sessions stored before the setting existed).
@@ -226,6 +227,7 @@ class SessionState:
     ended: RunEnded | None = None
     notices: list[Notice] = field(default_factory=list)
     verification: Verification | None = None
+    plan: PlanState = field(default_factory=PlanState)  # plan mode: proposals, decisions, clarifications
     # -- resume: what an interrupted step had done ---------------------------------------------
     open_calls: list[str] | None = None  # the calls of a stored reply whose observations were not all sent
     # -- streaming (not stored) --------------------------------------------------------------------

@@ -38,6 +38,7 @@ class Flag:
     names: tuple[str, ...] = ()  # option strings; default: --the-setting-name
     metavar: str | None = None
     negatable: bool = True  # a boolean flag comes as --x / --no-x
+    const: Any = None  # a flag without a value that sets this one (--plan sets plan = "ask")
 
 
 def _blank_is_unset(value: Any) -> Any:
@@ -223,6 +224,10 @@ class Settings:
     """When a decision (tool call, plan, breakpoint, clarifying question) has waited notify_after_s: 'all' rings the terminal bell and sends a desktop notification through the terminal (OSC 9, or OSC 777 where the terminal takes it), 'bell' only rings, 'off' does neither."""
     notify_after_s: Annotated[float, Field(ge=0)] = 10.0
     """Seconds a decision waits before the bell and the desktop notification (0: at once)."""
+    plan: Annotated[Literal["off", "ask", "clarify"], Flag(FRONT_END, const="ask")] = "off"
+    """Plan mode: 'ask' writes a research plan before the first tool call for you to approve, edit, replan or skip; 'clarify' first lets the model ask up to three questions; the approved plan approves its own searches and visits."""
+    plan_section_min_words: Positive = 30
+    """Words an answer's section for a sub-question needs (with a citation) before the sub-question counts as answered rather than needing review."""
 
     # ----------------------------------------------------------------------------------------
     def resolved_data_dir(self) -> Path:

@@ -1,0 +1,126 @@
+"""Plan mode in the TUI (Pilot, real local chat server): propose → edit → approve, replan with
+feedback, skip, clarify; the plan pane shows each sub-question's status."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import Input
+
+from tests.helpers import call
+from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tui_agent.screens.plan import ClarifyScreen, PlanScreen
+from tui_agent.widgets.plan_pane import PlanPane
+
+PLAN = {"sub_questions": [{"question": "What does the note say?", "acceptance": "the number",
+                           "queries": ["note number"]}], "domains": ["notes.example"], "budget": {"max_calls": 5}}
+ANSWER = ("<answer>## 1. What does the note say?\nThe note says the answer is 42 [1], as the local notes on the "
+          "topic state plainly, and nothing in them contradicts it anywhere in the text that we read today.</answer>")
+
+
+def plan_open(app) -> bool:
+    return isinstance(app.screen, PlanScreen)
+
+
+async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_server, tmp_path):
+    chat_server.script(json.dumps(PLAN), call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, plan="ask")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        assert "note number" in str(app.screen.query_one("#plan-view").render())
+        await pilot.press("e")
+        await wait_until(pilot, lambda: app.screen.query("#sq-1-question"), what="the fields")
+        box = app.screen.query_one("#sq-1-question", Input)
+        box.value = "What number does the note give?"
+        app.screen.query_one("#sq-1-queries", Input).value = "note number | the number in the note"
+        await pilot.press("ctrl+s")
+        await wait_pending(pilot, app, 1)  # lookup is outside any plan: asked, and marked
+        assert app.main.action.border_subtitle == "outside the plan"
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        plan = app.session.plan.approved
+        assert plan.sub_questions[0].question == "What number does the note give?"
+        assert plan.sub_questions[0].queries == ["note number", "the number in the note"]
+        assert [d.kind for d in app.session.plan.decisions] == ["edited"]
+        research = chat_server.requests[1]["messages"][1]["content"]
+        assert "What number does the note give?" in research and "the number in the note" in research
+        pane = app.main.query_one(PlanPane)
+        assert pane.display and "1/1 answered" in pane.border_title
+        assert app._figures().max_calls == 5  # the plan's budget is the gauge's call limit
+
+
+async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(chat_server, tmp_path):
+    chat_server.script(json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press("j")
+        area = app.screen.query_one("#plan-json")
+        area.text = json.dumps({"sub_questions": []})
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert plan_open(app) and "sub_questions" in str(app.screen.query_one("#plan-error").render())
+        area.text = json.dumps(dict(PLAN, domains=["edited.example"]))
+        await pilot.press("ctrl+s")
+        await wait_ended(pilot, app)
+        assert app.session.plan.approved.domains == ["edited.example"]
+
+
+async def test_replan_with_feedback_sends_it_to_the_next_proposal(chat_server, tmp_path):
+    second = dict(PLAN, sub_questions=[dict(PLAN["sub_questions"][0], question="A narrower question?")])
+    chat_server.script(json.dumps(PLAN), json.dumps(second), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press("r")
+        await pilot.pause()
+        app.screen.query_one("#plan-feedback", Input).value = "narrower, please"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: plan_open(app) and app.screen.request.attempt == 2, what="proposal 2")
+        assert "A narrower question?" in str(app.screen.query_one("#plan-view").render())
+        assert "narrower, please" in chat_server.requests[1]["messages"][-1]["content"]
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        assert [d.kind for d in app.session.plan.decisions] == ["replan", "approved"]
+
+
+async def test_skip_researches_without_a_plan(chat_server, tmp_path):
+    chat_server.script(json.dumps(PLAN), call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, plan="ask")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press("k")
+        await wait_pending(pilot, app, 1)
+        assert app.main.action.border_subtitle == ""  # no plan: nothing is outside it
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        assert app.session.plan.skipped and "Research plan" not in chat_server.requests[1]["messages"][1]["content"]
+        assert "skipped" in str(app.main.query_one(PlanPane).render())
+
+
+async def test_clarify_questions_are_answered_in_the_tui_and_join_the_question(chat_server, tmp_path):
+    chat_server.script(json.dumps({"questions": ["Which notes?", "Which year?"]}), json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="clarify", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ClarifyScreen), what="the questions")
+        await pilot.press(*"the local ones")
+        await pilot.press("enter")  # to the next question
+        await pilot.press("enter")  # left open: sends
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        assert "Which notes? — the local ones" in chat_server.requests[1]["messages"][1]["content"]
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        assert app.session.plan.answers == ["the local ones", ""]
+        assert "the local ones" in chat_server.requests[2]["messages"][1]["content"]
+
+
+async def test_p_cycles_plan_mode_for_the_next_question(chat_server, tmp_path):
+    chat_server.script(ANSWER)
+    app, _ = make_app(chat_server, tmp_path, require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        modes = []
+        for _ in range(3):
+            await pilot.press("p")
+            modes.append(app.settings.plan)
+        assert modes == ["ask", "clarify", "off"]
