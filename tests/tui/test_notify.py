@@ -51,3 +51,22 @@ async def test_notify_off_never_rings_and_bell_only_rings(chat_server, tmp_path)
             assert app.attention_written == expected, mode
             await pilot.press("a")
             await wait_ended(pilot, app)
+
+
+async def test_a_plan_waiting_for_its_decision_rings_like_a_call(chat_server, tmp_path):
+    import json
+
+    from tui_agent.screens.plan import PlanScreen
+
+    plan = {"sub_questions": [{"question": "What does the note say?", "acceptance": "the number",
+                               "queries": ["note number"]}]}
+    chat_server.script(json.dumps(plan), "<answer>skipped</answer>")
+    now = [1000.0]
+    app, _ = make_app(chat_server, tmp_path, clock=lambda: now[0], notify_after_s=10, plan="ask",
+                      require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen), what="the plan dialog")
+        now[0] += 15
+        await wait_until(pilot, lambda: app.attention_written, what="the ring")
+        assert "plan waiting: 1 sub-questions to approve" in app.attention_written[0]
+        assert app.main.header.waited == "15s"

@@ -284,6 +284,7 @@ class ResearchApp(App[int]):
 
             self.pending = req
             ask(self, req)
+            self.main.update_waiting()
             return
         if self.research is not None and self.research.auto_approving():  # auto came on after the request left
             resolve(req.future, approve(req.arguments, auto=True))

@@ -140,7 +140,13 @@ class RunController:
     def waiting_on(self) -> tuple[object, str, str] | None:
         """The decision that waits for the user, as (the request, its kind, what it asks); None if none."""
         if self.pending is not None:
+            from tui_agent.plan.requests import ClarifyRequest, PlanRequest
+
             req = self.pending
+            if isinstance(req, PlanRequest):
+                return req, "plan", f"{len(req.plan.sub_questions)} sub-questions to approve"
+            if isinstance(req, ClarifyRequest):
+                return req, "clarifying questions", f"{len(req.questions)} to answer"
             return req, "tool call", f"{req.tool} {json.dumps(req.arguments, ensure_ascii=False)}"
         if self.paused is not None:
             return self.paused, "breakpoint", "paused before a model call"
