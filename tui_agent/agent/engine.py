@@ -282,6 +282,7 @@ class Engine:
                 for i, new in enumerate(edited):
                     if i < len(msgs) and msgs[i].get("content") != new.get("content"):
                         self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
+            if edited is not None or self.prompt() != msgs:  # prompt edits, or context edits made while paused
                 msgs = self.prompt()
                 total, per = self.counter.messages(msgs)
                 started.messages, started.message_tokens, started.prompt_tokens = [dict(m) for m in msgs], per, total

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widgets import ContentSwitcher, Footer
 
 from tui_agent.app.actions import bindings, button, palette_commands
@@ -56,6 +57,8 @@ class MainScreen(Screen):
         self._session_id = session_id
         self.view = TraceView(self, new_state(session_id, question or "", model), clock)
         self.ready = asyncio.Event()
+        # Published after the app folded an event (or loaded a session): views of the state follow it.
+        self.state_changed: Signal[Event | None] = Signal(self, "state-changed")
         self.first_frame_at: float | None = None
 
     # -- layout -----------------------------------------------------------------------------
@@ -163,9 +166,11 @@ class MainScreen(Screen):
 
     def reset(self, session: SessionState) -> None:
         self.view.reset(session)
+        self.state_changed.publish(None)
 
     def show_event(self, e: Event) -> None:
         self.view.show_event(e)
+        self.state_changed.publish(e)
 
     def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
         self.view.on_stream(step, pieces)
@@ -285,6 +290,11 @@ class MainScreen(Screen):
         self.app.push_screen(InspectorScreen(prompt.messages, prompt.message_tokens, total=prompt.prompt_tokens,
                                              threshold=prompt.threshold, window=prompt.context_window,
                                              step=prompt.step, paused=False, purpose=prompt.purpose))
+
+    def action_context_view(self) -> None:
+        from tui_agent.screens.context_view import ContextViewScreen
+
+        self.app.push_screen(ContextViewScreen())
 
     def action_step_prev(self) -> None:
         if self._typing():
