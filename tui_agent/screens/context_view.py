@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -25,36 +26,38 @@ from textual.widgets import DataTable, Footer, Static, TextArea
 
 from tui_agent.app.actions import bindings, palette_commands
 from tui_agent.context.view import ContextRow, ContextView, context_rows, refusal
-from tui_agent.kinds import ContextEditKind
+from tui_agent.kinds import ContextEditKind, ContextItemKind
 from tui_agent.model.tokens import TokenCounter
 from tui_agent.screens.context_keys import CONTEXT_ACTIONS
 from tui_agent.widgets.context_bar import ContextBar
 
 REBUILD_DELAY_S = 0.1
 """Events that arrive together (a step's end) are shown in one rebuild this long after the first."""
+LABEL_WIDTH = 38
+"""The item column's width (the whole label is above the item's text on the right)."""
 READ_ONLY = ("read-only: no run is live. An edit changes what a run sends next, so resume the session "
              "(o, then R) and edit its context while it runs.")
 
 
-def marks(row: ContextRow) -> Content:
+def marks(row: ContextRow) -> str:
     """The row's marks: pinned, dropped, summarised (with the policy that did it)."""
-    parts: list = []
-    if row.pinned:
-        parts.append(("pinned", "bold $success"))
+    parts = ["pinned"] if row.pinned else []
     if row.dropped or row.summarised:
         what = "dropped" if row.dropped else "summarised"
         if row.by_policy:
             what = f"{'cut' if row.dropped else 'summarised'} by {row.by_policy}"
-        if parts:
-            parts.append(" · ")
-        parts.append((f"{what} (was {row.original_tokens:,})", "bold $warning" if row.dropped else "bold $accent"))
-    return Content.assemble(*parts)
+        parts.append(what)
+    return " · ".join(parts)
 
 
-def _cells(row: ContextRow) -> tuple[Content, str, str, Content]:
+def _cells(row: ContextRow) -> tuple[Text, str, str, Text]:
     refs = " " + " ".join(f"[{n}]" for n in row.sources) if row.sources else ""
-    style = "$text-muted" if (row.dropped or row.summarised) else ""
-    return Content.styled(row.label + refs, style), f"{row.tokens:,}", f"{row.share:.1%}", marks(row)
+    edited = row.dropped or row.summarised
+    mark_style = "bold yellow" if row.dropped else "bold cyan" if row.summarised else "bold green"
+    room = LABEL_WIDTH - len(refs)
+    label = (row.label if len(row.label) <= room else row.label[: room - 1] + "…") + refs
+    return (Text(label, style="dim" if edited else ""), f"{row.tokens:,}", f"{row.share:.1%}",
+            Text(marks(row), style=mark_style))
 
 
 class ContextViewScreen(Screen[None]):
@@ -65,8 +68,8 @@ class ContextViewScreen(Screen[None]):
     #context-title { background: $panel; padding: 0 1; }
     #context-bar { background: $surface; }
     #context-body { height: 1fr; }
-    #context-rows { width: 3fr; min-width: 50; border-top: solid $panel-lighten-2; overflow-x: hidden; }
-    #context-side { width: 2fr; }
+    #context-rows { width: 2fr; min-width: 50; border-top: solid $panel-lighten-2; }
+    #context-side { width: 1fr; }
     #context-item-title { padding: 0 1; background: $panel; height: auto; }
     #context-text { height: 1fr; border: none; }
     """
@@ -134,19 +137,20 @@ class ContextViewScreen(Screen[None]):
         self.query_one(ContextBar).show(view)
         table = self.query_one("#context-rows", DataTable)
         keep = self.selected
-        cells = {r.target: _cells(r) for r in view.rows}
+        # A reply that was only its calls leaves an empty thought: no row for it.
+        cells = {r.target: _cells(r) for r in view.rows if r.tokens or r.kind != ContextItemKind.THOUGHT}
         if [k.value for k in table.rows] == list(cells):  # the same items: change the cells in place
             for target, values in cells.items():
                 for column, value in zip(("item", "tokens", "share", "marks"), values):
-                    table.update_cell(target, column, value)
+                    table.update_cell(target, column, value, update_width=True)
         else:
             table.clear()
             for target, values in cells.items():
                 table.add_row(*values, key=target)
-            if keep in self.rows:
+            if keep in cells:
                 table.move_cursor(row=table.get_row_index(keep), animate=False)
-        if keep not in self.rows:
-            self.selected = view.rows[0].target if view.rows else None
+        if keep not in cells:
+            self.selected = next(iter(cells), None)
         self._show(self.selected)
 
     def _show(self, target: str | None) -> None:
@@ -161,8 +165,8 @@ class ContextViewScreen(Screen[None]):
             area.load_text("")
             return
         was = f" (was {row.original_tokens:,})" if row.tokens != row.original_tokens else ""
-        title.update(Content.assemble((row.target, "bold"), f" · {row.tokens:,} tokens{was} · as sent ",
-                                      marks(row)))
+        title.update(Content.assemble((row.target, "bold"), f" {row.label} · {row.tokens:,} tokens{was} · as sent",
+                                      (f" · {marks(row)}" if marks(row) else "", "bold $warning")))
         if area.text != row.text:
             area.load_text(row.text)
 

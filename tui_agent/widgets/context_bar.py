@@ -33,8 +33,8 @@ def totals_line(view: ContextView) -> Content:
     for t in view.totals:
         if parts:
             parts.append("  ·  ")
-        parts += [(f"■ {PLURAL.get(t.kind, str(t.kind))}", CATEGORY_STYLE.get(t.kind, "")),
-                  (f" {t.tokens:,}", "bold"), f" ({t.share:.1%}, {t.items})"]
+        parts += [(f"■ {PLURAL.get(t.kind, str(t.kind))} ", CATEGORY_STYLE.get(t.kind, "")),
+                  (f"{t.tokens:,}", "bold"), f" ({t.share:.1%}, {t.items})"]
     return Content.assemble(*parts) if parts else Content.styled("Nothing in the context yet.", "$text-muted italic")
 
 
@@ -69,7 +69,7 @@ def legend_line(view: ContextView) -> Content:
 class ContextBar(Widget):
     """Three lines: the totals, the bar, its legend."""
 
-    DEFAULT_CSS = "ContextBar { height: 3; padding: 0 1; }"
+    DEFAULT_CSS = "ContextBar { height: auto; padding: 0 1; }"
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
