@@ -7,7 +7,9 @@ from __future__ import annotations
 from textual.widgets import DataTable, TextArea
 
 from tests.helpers import NoteTool, call, settings_for
-from tests.tui.conftest import SESSION_ID, make_app, user_contents, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import (
+    SESSION_ID, inspector_open, make_app, user_contents, wait_ended, wait_pending, wait_until,
+)
 from tui_agent.app.application import ResearchApp
 from tui_agent.app.controller import approve
 from tui_agent.screens.context_view import ContextViewScreen
@@ -269,3 +271,26 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
         await pilot.press("x")
         await wait_until(pilot, lambda: view_open(browser), what="the fork's context view")
         assert "dropped" not in table_rows(browser)["obs:c1"][3]
+
+
+async def test_a_drop_made_at_a_breakpoint_reaches_the_call_that_waits(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, tool=big_tool(), breakpoint=True, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: inspector_open(app), what="the first pause")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: inspector_open(app) and "obs:c1" in app.session.context.items,
+                         what="the pause before step 2")
+        await pilot.press("x")  # the inspector's context key
+        await wait_until(pilot, lambda: view_open(app), what="the context view over the inspector")
+        await select(pilot, app, "obs:c1")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: "dropped" in table_rows(app)["obs:c1"][3], what="the drop")
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="back in the inspector")
+        await pilot.pause()
+        assert STUB in app.screen.messages[-1]["content"]  # the inspector shows what the call will send
+        await pilot.press("c")
+        await wait_ended(pilot, app)
+    sent = user_contents(chat_server.requests[1])[-1]
+    assert STUB in sent and "Notes on a" not in sent
