@@ -25,7 +25,7 @@ from tui_agent.session.events import (
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
     SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
-    ContextCompacted,
+    ContextCompacted, SummaryProposed,
 )
 from tui_agent.context import items as ctxitems
 from tui_agent.context.items import ContextItem
@@ -139,6 +139,8 @@ def apply(s: SessionState, e: Event) -> None:
             _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case ContextCompacted():
             context_compacted(s, e)
+            _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
+        case SummaryProposed():
             _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case VerificationStarted():
             s.verification = Verification(model=e.model, sample=e.sample)
