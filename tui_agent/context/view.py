@@ -97,7 +97,7 @@ def context_rows(state: SessionState, settings: Settings, counter: TokenCounter 
 
     total = (counter or TokenCounter()).messages(prompt(state))[0]
     return ContextView(totals=sorted(totals.values(), key=lambda t: -t.tokens), rows=rows, prompt_tokens=total,
-                       gate=gate, window=window, compactions=ctx.compactions, policy=settings.context_policy)
+                       gate=gate, window=window, compactions=ctx.compacted(), policy=settings.context_policy)
 
 
 def _order(kind: ContextItemKind) -> int:

@@ -368,6 +368,6 @@ def result(s: SessionState, termination: Termination | str | None, elapsed_s: fl
         "cost_usd": s.cost_usd,
         "elapsed_s": round(s.elapsed_s if elapsed_s is None else elapsed_s, 3),
         "sources": [src.url for src in s.source_list()],
-        "compactions": s.context.compactions,
+        "compactions": s.context.compacted(),
         "peak_prompt_tokens": s.peak_prompt_tokens,
     }
