@@ -72,6 +72,21 @@ async def test_summarise_replaces_the_text_with_the_edited_summary_and_propose_a
         engine.edit_context("squash", "obs:c1")
 
 
+async def test_a_proposed_summary_counts_in_the_runs_usage_even_when_it_is_not_applied():
+    engine, rec, model = scripted_engine([call("lookup", topic="t1"), "<answer>42 [1]</answer>",
+                                          "The note on t1 says 42 [1]."], NoteTool(size=200))
+    await engine.run()
+    aux, spent = engine.state.auxiliary_tokens, engine.state.prompt_tokens + engine.state.completion_tokens
+    await engine.propose_summary("obs:c1")
+    (proposal,) = rec.of("summary_proposed")
+    used = proposal.prompt_tokens + proposal.completion_tokens
+    assert proposal.target == "obs:c1" and proposal.text == "The note on t1 says 42 [1]." and used > 200
+    assert engine.state.auxiliary_tokens == aux + used
+    assert engine.state.prompt_tokens + engine.state.completion_tokens == spent + used
+    assert fold(rec.events).auxiliary_tokens == aux + used  # stored: resume, sessions show and exports count it
+    assert not rec.of("context_edited")  # nothing applied
+
+
 async def test_edits_survive_resume_and_a_fork_from_before_the_edit_has_the_original():
     engine, rec, _, _ = two_reads_then(lambda e: e.edit_context("drop", "obs:c1"))
     await engine.run()

@@ -321,6 +321,17 @@ def test_context_edits_change_the_next_prompt_and_restore_brings_the_text_back()
                                              tokens_after=1)]).context.pinned
 
 
+@folds(ev.SummaryProposed)
+def test_a_proposed_summary_counts_its_tokens_and_changes_no_context():
+    base = _one_round()
+    before = fold(base)
+    state = fold(base + [ev.SummaryProposed(step=1, target="obs:c1", text="42 [1].", prompt_tokens=350,
+                                            completion_tokens=12, cost_usd=0.001)])
+    assert state.auxiliary_tokens == before.auxiliary_tokens + 362
+    assert state.prompt_tokens == before.prompt_tokens + 350 and state.cost_usd == (before.cost_usd or 0) + 0.001
+    assert _prompt_text(state) == _prompt_text(before) and not state.context.overrides
+
+
 @folds(ev.ContextCompacted)
 def test_a_compaction_stubs_the_covered_items_puts_the_note_at_the_top_and_spares_pinned_ones():
     base = _one_round()

@@ -271,8 +271,7 @@ class Engine:
     async def _model_call(self, purpose: Purpose, messages: list[dict[str, str]] | None = None) -> Reply:
         msgs = self.prompt() if messages is None else messages
         latest = self.state.steps.get(self.state.step)
-        # A call takes the place of one that never completed: cancelled empty by Submit now, or cut
-        # off when the process stopped (then a resumed run makes that step again).
+        # A call replaces one that never completed (cancelled empty by Submit now, or cut off by a stop).
         reuse = latest is not None and latest.unfinished
         self._step = self.state.step if reuse else self.state.step + 1
         total, per = self.counter.messages(msgs)
@@ -288,6 +287,7 @@ class Engine:
                 for i, new in enumerate(edited):
                     if i < len(msgs) and msgs[i].get("content") != new.get("content"):
                         self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
+            if edited is not None or self.prompt() != msgs:  # prompt edits, or context edits made while paused
                 msgs = self.prompt()
                 total, per = self.counter.messages(msgs)
                 started.messages, started.message_tokens, started.prompt_tokens = [dict(m) for m in msgs], per, total

@@ -53,7 +53,8 @@ class ContextState:
     pinned: set[str] = field(default_factory=set)
     note: str = ""  # the state note (summarise policy), shown after the question
     covered: list[str] = field(default_factory=list)  # targets a compaction has covered, in order
-    compactions: int = 0
+    compactions: int = 0  # at the token gate (ContextCompacted); max_compactions bounds these
+    policy_edits: int = 0  # items a policy rewrote one by one (the facts policy's ContextEdited)
     pending_obs: list[str] = field(default_factory=list)  # observations not yet in a message (call ids)
     facts_seen: set[str] = field(default_factory=set)  # observations the facts policy has looked at
     call_blocks: dict[int, list[str]] = field(default_factory=dict)  # a step's call blocks not yet given to a call
@@ -64,6 +65,10 @@ class ContextState:
     def rounds(self) -> list[int]:
         """The steps that have items (thoughts, calls, observations, corrections), in order."""
         return sorted({i.step for i in self.items.values() if i.step})
+
+    def compacted(self) -> int:
+        """Every compaction: the gate's and each item a policy rewrote (the ``compactions`` reported)."""
+        return self.compactions + self.policy_edits
 
     def editable(self, target: str) -> bool:
         return target in self.items and self.items[target].kind not in (ContextItemKind.SYSTEM,)

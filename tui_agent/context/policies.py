@@ -27,7 +27,7 @@ from tui_agent.kinds import ContextEditKind, ContextItemKind, ContextPolicy, Not
 from tui_agent.model import ModelError, Reply
 from tui_agent.model.tokens import TokenCounter, count
 from tui_agent.session import fold
-from tui_agent.session.events import ContextCompacted, ContextEdited, Event, Notice
+from tui_agent.session.events import ContextCompacted, ContextEdited, Event, Notice, SummaryProposed
 from tui_agent.session.state import SessionState
 
 STUB_MIN_TOKENS = 64
@@ -116,6 +116,7 @@ class ContextSteward:
         if item is None:
             raise ValueError(f"no context item {target!r}")
         reply = await self._call(SUMMARY_INSTRUCTION, _material([item]))
+        self.emit(SummaryProposed(target=target, text=reply.text.strip(), **_usage(reply)))  # its tokens count
         return reply.text.strip()
 
     # -- the policies ------------------------------------------------------------------------------

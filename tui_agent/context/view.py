@@ -10,6 +10,7 @@ other reader call this one function on the folded state.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from tui_agent.config import Settings
@@ -20,6 +21,8 @@ from tui_agent.session.state import SessionState
 
 DEFAULT_WINDOW = 131072
 """The window assumed when neither the state (a model call) nor the settings say."""
+_COUNTS: OrderedDict[str, int] = OrderedDict()  # the live view recounts on every event: remember recent texts
+_COUNTS_MAX = 512
 
 
 @dataclass
@@ -71,18 +74,18 @@ def context_rows(state: SessionState, settings: Settings, counter: TokenCounter 
     for item in sorted(ctx.items.values(), key=lambda i: (i.index, _order(i.kind))):
         over = ctx.overrides.get(item.target)
         text = over.text if over is not None else item.text
-        tokens = count(text)
+        tokens = _count(text)
         rows.append(ContextRow(
             target=item.target, kind=item.kind, label=item.label, tokens=tokens, share=tokens / window, step=item.step,
             sources=list(item.sources), pinned=item.target in ctx.pinned,
             dropped=over is not None and over.kind == ContextEditKind.DROP,
             summarised=over is not None and over.kind == ContextEditKind.SUMMARISE,
-            by_policy=over.policy if over is not None else "", original_tokens=count(item.text), text=text))
+            by_policy=over.policy if over is not None else "", original_tokens=_count(item.text), text=text))
         if item.kind == ContextItemKind.QUESTION and ctx.note:
             note = ctxitems.note_block(ctx.note)
             rows.append(ContextRow(target=ctxitems.NOTE, kind=ContextItemKind.NOTE, label="state note",
-                                   tokens=count(note), share=count(note) / window, text=note,
-                                   original_tokens=count(note)))
+                                   tokens=_count(note), share=_count(note) / window, text=note,
+                                   original_tokens=_count(note)))
     totals: dict[ContextItemKind, CategoryTotal] = {}
     for row in rows:
         t = totals.setdefault(row.kind, CategoryTotal(row.kind, 0, 0.0, 0))
@@ -94,8 +97,49 @@ def context_rows(state: SessionState, settings: Settings, counter: TokenCounter 
 
     total = (counter or TokenCounter()).messages(prompt(state))[0]
     return ContextView(totals=sorted(totals.values(), key=lambda t: -t.tokens), rows=rows, prompt_tokens=total,
-                       gate=gate, window=window, compactions=ctx.compactions, policy=settings.context_policy)
+                       gate=gate, window=window, compactions=ctx.compacted(), policy=settings.context_policy)
 
 
 def _order(kind: ContextItemKind) -> int:
     return 1 if kind == ContextItemKind.CALL else 0
+
+
+def _count(text: str) -> int:
+    n = _COUNTS.get(text)
+    if n is None:
+        n = _COUNTS[text] = count(text)
+        if len(_COUNTS) > _COUNTS_MAX:
+            _COUNTS.popitem(last=False)
+    return n
+
+
+def refusal(row: ContextRow | None, kind: ContextEditKind) -> str | None:
+    """Why ``kind`` cannot be done to ``row`` (a sentence for the person), or None when it can.
+
+    The engine refuses unknown targets, empty summaries and the system prompt itself
+    (``Engine.edit_context`` raises ValueError); this adds what makes no sense to do (restore what
+    was never edited, drop what is pinned or already a stub) so a front end can say so instead."""
+    if row is None:
+        return "No item is selected."
+    name = f"{row.label} ({row.target})"
+    if row.kind == ContextItemKind.NOTE:
+        return ("The state note is written by the summarise policy and cannot be edited here; restore the rounds "
+                "it covers one by one to bring them back.")
+    if row.kind == ContextItemKind.SYSTEM and kind in (ContextEditKind.DROP, ContextEditKind.SUMMARISE,
+                                                       ContextEditKind.RESTORE):
+        return ("The system prompt cannot be dropped, summarised or restored: edit it at a breakpoint "
+                "(b, then the prompt inspector).")
+    edited = row.dropped or row.summarised
+    match kind:
+        case ContextEditKind.RESTORE if not edited:
+            return f"Nothing to restore: {name} is in the context as it was said."
+        case ContextEditKind.DROP | ContextEditKind.SUMMARISE if row.pinned:
+            return f"{name} is pinned: unpin it (p) before you {kind} it."
+        case ContextEditKind.DROP if row.dropped:
+            by = f" by the {row.by_policy} policy" if row.by_policy else ""
+            return f"{name} is already dropped{by}; restore it (r) to bring it back."
+        case ContextEditKind.PIN if row.pinned:
+            return f"{name} is already pinned."
+        case ContextEditKind.UNPIN if not row.pinned:
+            return f"{name} is not pinned."
+    return None

@@ -41,7 +41,7 @@ class CaseResult:
     auxiliary_tokens: int = 0  # tools' own model calls (extraction); a --replay run makes none
     cost_usd: float | None = None
     elapsed_s: float = 0.0
-    compactions: int = 0  # context compactions at the token gate (context_policy)
+    compactions: int = 0  # context compactions: at the token gate, and each item the facts policy rewrote
     peak_prompt_tokens: int = 0  # the largest prompt sent in a research step
     unsupported_share: float | None = None  # with --verify: the citation check's unsupported share
     needs_review: bool | None = None
@@ -69,7 +69,7 @@ def result_of(case: Case, session_id: str, state: SessionState, reused: bool = F
         path=state.path(), model_calls=state.model_calls, tool_calls=state.tool_calls,
         total_tokens=state.total_tokens, research_tokens=state.research_tokens,
         auxiliary_tokens=state.auxiliary_tokens, cost_usd=state.cost_usd, elapsed_s=state.elapsed_s, reused=reused,
-        compactions=state.context.compactions, peak_prompt_tokens=state.peak_prompt_tokens,
+        compactions=state.context.compacted(), peak_prompt_tokens=state.peak_prompt_tokens,
         unsupported_share=v.unsupported_share if v and v.ended else None,
         needs_review=v.needs_review if v and v.ended else None,
     )

@@ -14,6 +14,7 @@ def help_text(tool_policies: Mapping[str, str] | None = None) -> str:
     """The help page, made from the screens' action tables (the same ones behind their keys) and
     the tool policies in force."""
     from tui_agent.app.actions import help_rows
+    from tui_agent.screens.context_keys import CONTEXT_ACTIONS
     from tui_agent.screens.main_keys import MAIN_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
 
@@ -41,6 +42,17 @@ Viewing one session:
 | key | what it does |
 |---|---|
 {help_rows(VIEW_ACTIONS.values())}
+
+## The context view (x)
+
+What the next model call holds: the totals per category, a bar of the window with the token
+gate (┃), then one row per item with its tokens, its share of the window and its marks. It follows
+the run live. Edits act on the selected row and go to the live run (read-only without one; resume
+a session to edit its context); **x** also opens it from the prompt inspector.
+
+| key | what it does |
+|---|---|
+{help_rows(CONTEXT_ACTIONS.values())}
 
 ## At a breakpoint (prompt inspector)
 

@@ -14,6 +14,9 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static, TextArea
 
+from tui_agent.app.actions import bindings, button
+from tui_agent.screens.context_keys import OPEN_CONTEXT
+
 
 @dataclass
 class InspectorResult:
@@ -71,6 +74,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
         Binding("b", "toggle_breakpoint", "Breakpoint"),
         Binding("escape", "close", "Close / leave editor"),
         Binding("i", "close", "Close", show=False),
+        *bindings([OPEN_CONTEXT]),
     ]
     AUTO_FOCUS = "#messages"
 
@@ -79,6 +83,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
                  tool_choice: str | None = None) -> None:
         super().__init__(id="inspector")
         self.messages = [dict(m) for m in messages]
+        self.sent = [dict(m) for m in messages]  # what the paused call was given: edits apply to these
         self.tokens = list(tokens) + [0] * (len(messages) - len(tokens))
         self.total, self.threshold, self.window, self.step = total, threshold, window, step
         self.paused = paused
@@ -104,10 +109,12 @@ class InspectorScreen(Screen[InspectorResult | None]):
         if self.paused:
             yield Static("Editable: the system prompt and the last user message (✎). Esc leaves the editor; "
                          "c continues, n runs one step and pauses again, s submits now.", id="inspector-hint")
-            with Horizontal(id="inspector-buttons"):
+        with Horizontal(id="inspector-buttons"):
+            if self.paused:
                 yield Button("Continue c", id="continue", variant="primary", compact=True)
                 yield Button("One step n", id="step", compact=True)
                 yield Button("Submit now s", id="submit-now", variant="warning", compact=True)
+            yield button(OPEN_CONTEXT)
         yield Footer()
 
     def _summary(self) -> Content:
@@ -125,6 +132,11 @@ class InspectorScreen(Screen[InspectorResult | None]):
         table.add_column("role", key="role", width=9)
         table.add_column("tokens", key="tokens", width=7)
         table.add_column("content", key="content")
+        self._fill(table)
+        self._show(0)
+        self.loaded = True
+
+    def _fill(self, table: DataTable) -> None:
         worst = costliest_observation(self.messages, self.tokens)
         for i, m in enumerate(self.messages):
             mark = " ✎" if i in self.editable else ""
@@ -134,8 +146,6 @@ class InspectorScreen(Screen[InspectorResult | None]):
             names = ", ".join(t.get("function", {}).get("name", "?") for t in self.tools)
             choice = f" · tool_choice {self.tool_choice}" if self.tool_choice else ""
             table.add_row("", "tools", "", _preview(f"{len(self.tools)}: {names}{choice}"), key="tools")
-        self._show(0)
-        self.loaded = True
 
     def _show(self, index: int) -> None:
         if index >= len(self.messages):  # the tools row
@@ -174,7 +184,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
     def edited_messages(self) -> list[dict[str, str]] | None:
         if not self.edits:
             return None
-        out = [dict(m) for m in self.messages]
+        out = [dict(m) for m in self.sent]
         for i, text in self.edits.items():
             out[i]["content"] = text
         return out
@@ -205,6 +215,37 @@ class InspectorScreen(Screen[InspectorResult | None]):
             self.action_resume("step")
         elif event.button.id == "submit-now":
             self.action_submit_now()
+        elif event.button.id == OPEN_CONTEXT.name:
+            self.action_context_view()
+
+    # -- the context view (x): at a breakpoint its edits change the call that waits ---------------------
+    def action_context_view(self) -> None:
+        from tui_agent.screens.context_view import ContextViewScreen
+
+        self.app.push_screen(ContextViewScreen(), lambda _: self._context_closed())
+
+    def _context_closed(self) -> None:
+        if not self.paused:
+            return
+        from tui_agent.model.tokens import TokenCounter
+        from tui_agent.session import fold
+
+        messages = fold.prompt(self.app.session)  # type: ignore[attr-defined]
+        if [m.get("content") for m in messages] == [m.get("content") for m in self.messages]:
+            return
+        total, tokens = TokenCounter().messages(messages)
+        lost = [i for i in self.edits if i < len(messages) and messages[i].get("content") != self.messages[i].get("content")]
+        for i in lost:
+            self.edits.pop(i)
+        self.messages, self.tokens, self.total = [dict(m) for m in messages], list(tokens), total
+        self.query_one("#inspector-summary", Static).update(self._summary())
+        table = self.query_one("#messages", DataTable)
+        table.clear()
+        self._fill(table)
+        self._show(min(self.current, len(self.messages) - 1))
+        note = f" Your edit of message {', '.join(f'#{i}' for i in lost)} was undone: the context changed it." if lost else ""
+        self.notify("The call that waits sends the context as edited." + note,
+                    severity="warning" if lost else "information")
 
     def action_toggle_breakpoint(self) -> None:
         self.app.breakpoint = not self.app.breakpoint  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.widgets import ContentSwitcher, Footer
 
 from tui_agent.app.actions import bindings, button, palette_commands
@@ -24,7 +25,9 @@ from tui_agent.app.controller import approve
 from tui_agent.screens.main_keys import MAIN_ACTIONS, available
 from tui_agent.screens.trace_text import NO_CALL, shown
 from tui_agent.screens.trace_view import TraceView
-from tui_agent.session.events import Event
+from tui_agent.session.events import (
+    AnswerEvent, ClarifyAnswered, Event, PlanDecided, PlanProposed, RunEnded, RunStarted,
+)
 from tui_agent.session.fold import SessionState, new_state
 from tui_agent.session.live import Part
 from tui_agent.widgets.header import QuestionBar, StatusHeader
@@ -38,7 +41,8 @@ if TYPE_CHECKING:
     from tui_agent.widgets.step_list import StepList
 
 # The events after which the plan pane shows the session again.
-PLAN_SHOWN = frozenset({"plan_proposed", "plan_decided", "clarify_answered", "answer", "run_started", "run_ended"})
+# the events after which the plan pane shows something new (sub-question statuses follow the answer)
+PLAN_SHOWN = (PlanProposed, PlanDecided, ClarifyAnswered, AnswerEvent, RunStarted, RunEnded)
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
@@ -58,6 +62,8 @@ class MainScreen(Screen):
         self._session_id = session_id
         self.view = TraceView(self, new_state(session_id, question or "", model), clock)
         self.ready = asyncio.Event()
+        # Published after the app folded an event (or loaded a session): views of the state follow it.
+        self.state_changed: Signal[Event | None] = Signal(self, "state-changed")
         self.first_frame_at: float | None = None
 
     # -- layout -----------------------------------------------------------------------------
@@ -175,11 +181,13 @@ class MainScreen(Screen):
     def reset(self, session: SessionState) -> None:
         self.view.reset(session)
         self._show_plan()
+        self.state_changed.publish(None)
 
     def show_event(self, e: Event) -> None:
         self.view.show_event(e)
-        if e.type in PLAN_SHOWN:
+        if isinstance(e, PLAN_SHOWN):
             self._show_plan()
+        self.state_changed.publish(e)
 
     def _show_plan(self) -> None:
         for pane in self.query("#plan"):
@@ -313,6 +321,11 @@ class MainScreen(Screen):
                                              threshold=prompt.threshold, window=prompt.context_window,
                                              step=prompt.step, paused=False, purpose=prompt.purpose,
                                              tools=prompt.tools, tool_choice=prompt.tool_choice))
+
+    def action_context_view(self) -> None:
+        from tui_agent.screens.context_view import ContextViewScreen
+
+        self.app.push_screen(ContextViewScreen())
 
     def action_step_prev(self) -> None:
         if self._typing():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.app.actions import UiAction, table
+from tui_agent.screens.context_keys import OPEN_CONTEXT
 
 if TYPE_CHECKING:
     from tui_agent.session.fold import SessionState
@@ -36,6 +37,7 @@ MAIN_ACTIONS = table(
              footer=False),
     UiAction("inspect", "i", "Inspect", "Prompt inspector",
              "the exact messages of the latest model call (read-only while the run goes on)"),
+    OPEN_CONTEXT,
     UiAction("step_prev", "left", "Prev step", "Previous step",
              "show the previous step's thought, action and observation", priority=True, key_display="←",
              group="Step"),
@@ -82,4 +84,6 @@ def available(action: str, mode: str, app: Any, session: SessionState) -> bool:
         return session.answer is not None and not app.run_active() and not app.verifying
     if action == "inspect":
         return session.last_prompt is not None
+    if action == OPEN_CONTEXT.name:
+        return bool(session.context.items)
     return True

@@ -254,6 +254,20 @@ class ContextEdited(Event):
 
 
 @dataclass(kw_only=True)
+class SummaryProposed(Event):
+    """A person asked for a summary of one context item (the TUI's context view): the model's
+    proposal and its call's usage, counted in the run's totals whether or not the (edited) summary
+    is then applied (that is a ``ContextEdited``)."""
+
+    type: ClassVar[str] = "summary_proposed"
+    target: str
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass(kw_only=True)
 class ContextCompacted(Event):
     """A policy at the token gate compacted the context: the ``covered`` items became stubs
     (``covered_tokens``: what each held) and, for ``summarise``, ``note`` is the new state note."""
@@ -390,7 +404,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, ApprovalRequested,
         ApprovalModeChanged, Decision, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
         PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded, VerificationStarted, ClaimChecked,
-        VerificationEnded, ContextEdited, ContextCompacted, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
+        VerificationEnded, ContextEdited, ContextCompacted, SummaryProposed, PlanProposed, PlanDecided, ClarifyAsked,
+        ClarifyAnswered,
     )
 }
 

@@ -25,7 +25,7 @@ from tui_agent.session.events import (
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
     SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
-    ContextCompacted, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
+    ContextCompacted, SummaryProposed, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
 )
 from tui_agent.context import items as ctxitems
 from tui_agent.context.items import ContextItem
@@ -156,6 +156,8 @@ def apply(s: SessionState, e: Event) -> None:
             _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case ClarifyAnswered():
             fold_plan.clarify_answered(s, e)
+        case SummaryProposed():
+            _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case VerificationStarted():
             s.verification = Verification(model=e.model, sample=e.sample)
         case ClaimChecked():
@@ -387,7 +389,7 @@ def result(s: SessionState, termination: Termination | str | None, elapsed_s: fl
         "cost_usd": s.cost_usd,
         "elapsed_s": round(s.elapsed_s if elapsed_s is None else elapsed_s, 3),
         "sources": [src.url for src in s.source_list()],
-        "compactions": s.context.compactions,
+        "compactions": s.context.compacted(),
         "peak_prompt_tokens": s.peak_prompt_tokens,
         **({"plan": plan} if plan is not None else {}),  # plan mode: the plan with each sub-question's status
     }

@@ -37,6 +37,8 @@ def context_edited(s: SessionState, e: ContextEdited) -> None:
     item = ctx.items.get(e.target)
     if item is None:
         return
+    if e.policy and e.kind in (ContextEditKind.SUMMARISE, ContextEditKind.DROP):
+        ctx.policy_edits += 1
     match e.kind:
         case ContextEditKind.PIN:
             ctx.pinned.add(e.target)
