@@ -82,6 +82,11 @@ def test_compare_counts_a_case_that_errored_in_b_as_errored_not_regressed(tmp_pa
     assert code == 1
     code, out, _ = run_eval(monkeypatch, capsys, tmp_path, "compare", "b", "a")
     assert code == 0 and "fixed" not in out.split("\n\n")[0]  # an outage in A, mended in B: no fix either
+    code, out, _ = run_eval(monkeypatch, capsys, tmp_path, "list")
+    header, *rows = out.splitlines()
+    assert header.split()[2:6] == ["CASES", "PASSED", "FAILED", "ERRORED"]
+    (b_row,) = [row.split() for row in rows if row.startswith("b ")]
+    assert b_row[3:7] == ["2", "0", "0", "2"]  # label, date, time, then the counts
 
 
 def test_rerun_failed_runs_format_errors_again_and_a_plain_rerun_keeps_them(tmp_path, monkeypatch, capsys,

@@ -262,13 +262,15 @@ def cmd_list(argv: Sequence[str]) -> int:
     if not runs:
         print(f"no eval runs in {store.path}")
         return EXIT_OK
-    print(f"{'LABEL':<20}  {'CREATED':<16}  {'CASES':>5}  {'PASSED':>6}  {'FAILED':>6}  {'TOKENS':>9}  {'COST':>9}  SET")
+    print(f"{'LABEL':<20}  {'CREATED':<16}  {'CASES':>5}  {'PASSED':>6}  {'FAILED':>6}  {'ERRORED':>7}  {'TOKENS':>9}  "
+          f"{'COST':>9}  SET")
     for run in runs:
         results = label_results(store, run["label"]).values()
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(run["created"]))
         costs = [r.cost_usd for r in results if r.cost_usd is not None]
         print(f"{clean(run['label']):<20}  {created:<16}  {len(run['cases']):>5}  "
-              f"{sum(r.passed is True for r in results):>6}  {sum(r.passed is False for r in results):>6}  "
+              f"{sum(r.passed is True for r in results):>6}  {sum(r.passed is False and not r.errored for r in results):>6}  "
+              f"{sum(r.errored for r in results):>7}  "
               f"{sum(r.total_tokens for r in results):>9,}  {_cost(sum(costs)) if costs else '-':>9}  "
               f"{clean(run['set_path'])}")
     return EXIT_OK

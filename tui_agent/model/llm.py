@@ -30,6 +30,8 @@ from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause
 )
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model import pricing
+# A LiteLLM Router (several deployments and keys behind one model name) lives in model.routing.
+from tui_agent.model.routing import Deployment, load_router_config, routed  # noqa: F401 - the CLI's file check
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
@@ -62,10 +64,6 @@ def litellm():
         _mod.drop_params = True
         _litellm = _mod
     return _litellm
-
-
-# A LiteLLM Router (several deployments and keys behind one model name) lives in model.routing.
-from tui_agent.model.routing import load_router_config, routed  # noqa: E402,F401 - load_router_config: the CLI's check
 
 
 class LLM:
@@ -107,7 +105,7 @@ class LLM:
         base = self._defaults[model] = base or "the provider's default endpoint"
         return base
 
-    def _unreachable(self, cause: str, model: str, exc: BaseException, deployment: Any = None) -> tuple[str, str]:
+    def _unreachable(self, cause: str, model: str, exc: BaseException, deployment: Deployment | None = None) -> tuple[str, str]:
         """(the URL, a message naming it, the model or deployment, the cause and what to check)."""
         fix = "the network" if cause == UNRESOLVED else "that the server is running"
         if deployment is not None:
@@ -126,7 +124,7 @@ class LLM:
             what = "connection refused: nothing is listening there"
         return url, f"cannot reach {server} ({what}); {advice}"
 
-    def _where(self, model: str, exc: BaseException | None = None, deployment: Any = None) -> str:
+    def _where(self, model: str, exc: BaseException | None = None, deployment: Deployment | None = None) -> str:
         """What a failed call went to, for its error: the deployment, else the endpoint and model."""
         if self.settings.router_config:
             return routed(self.settings).where(model, deployment)
@@ -242,7 +240,7 @@ class LLM:
                     on_retry(RetryInfo(attempt=attempt, delay_s=delay, reason=message))
                 await self.sleep(delay)
 
-    def _dead(self, model: str, deployment: Any) -> bool:
+    def _dead(self, model: str, deployment: Deployment | None) -> bool:
         """Whether a refused connection means nothing is there: per endpoint, never across a
         Router's deployments. Direct: this endpoint never answered (then FIRST_CALL_ATTEMPTS quick
         attempts). Behind a Router: every deployment of the group refused and none ever answered
