@@ -125,3 +125,16 @@ def test_a_400_from_a_proxy_without_a_key_names_the_key(tmp_path, monkeypatch, c
     message = json.loads(out)["termination"], err
     assert message[0] == "model_error"
     assert "No connected db" in err and "--api-key" in err and chat_server.base_url in err
+
+
+def test_the_router_file_s_retries_and_cooldown_win_over_the_settings_which_fill_in_the_rest(tmp_path):
+    from tui_agent.config import Settings
+    from tui_agent.model.routing import load_router_config, router_options
+
+    settings = Settings(router_retries=5, router_cooldown_s=7.0)
+    bare = load_router_config(router_file(tmp_path, "http://127.0.0.1:1/v1"))
+    assert router_options(bare, settings) == {"num_retries": 5, "cooldown_time": 7.0}
+    given = load_router_config(router_file(tmp_path, "http://127.0.0.1:1/v1", settings=(
+        "router_settings:\n  num_retries: 1\n  cooldown_time: 2\n  fallbacks: [{fast: [slow]}]\n")))
+    assert router_options(given, settings) == {"num_retries": 1, "cooldown_time": 2, "fallbacks": [{"fast": ["slow"]}]}
+    assert router_options(bare, Settings()) == {"num_retries": 3}  # the Router's own cooldown default

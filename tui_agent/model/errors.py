@@ -47,11 +47,13 @@ def _retry_after(exc: BaseException) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
-def classify(exc: BaseException, *, key_hint: str | None = None, via: str = "--api-base") -> tuple[bool, str, str, int | None]:
+def classify(exc: BaseException, *, key_hint: str | None = None,
+             via: str | None = "--api-base") -> tuple[bool, str, str, int | None]:
     """(retryable, kind, plain message, status) for an exception from a model call.
 
     ``key_hint``: said with a 400 or 401 when the call went to a configured endpoint (a proxy
-    answers a missing or wrong key with either); ``via``: where the endpoint is configured."""
+    answers a missing or wrong key with either); ``via``: where the endpoint is configured (None: the
+    provider's own endpoint, nothing to check but the model)."""
     from tui_agent.model.llm import litellm  # the adapter holds the one litellm import
 
     lt = litellm()
@@ -67,7 +69,7 @@ def classify(exc: BaseException, *, key_hint: str | None = None, via: str = "--a
     if isinstance(exc, e.PermissionDeniedError) or status == 403:
         return False, "auth", f"the provider denied access (403) ({text})", 403
     if isinstance(exc, e.NotFoundError) or status == 404:
-        return False, "not_found", f"unknown model or endpoint (404): check --model and {via} ({text})", 404
+        return False, "not_found", f"unknown model or endpoint (404): check --model{' and ' + via if via else ''} ({text})", 404
     if isinstance(exc, e.BadRequestError) or status in (400, 422):
         low = text.lower()
         if "context" in low and ("length" in low or "window" in low or "too long" in low):

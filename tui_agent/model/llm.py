@@ -130,6 +130,12 @@ class LLM:
             return routed(self.settings).where(model, deployment)
         return f"{self.endpoint(model, exc)} (model {model})"
 
+    def _via(self) -> str | None:
+        """Where the endpoint is configured, for "check …" advice (never --api-base when none was given)."""
+        if self.settings.router_config:
+            return f"the router file {self.settings.router_config}"
+        return "--api-base" if self.settings.api_base else None
+
     def _key_hint(self) -> str | None:
         """For a 400/401 from a configured endpoint (a proxy): the key is the likely cause."""
         if not self.settings.api_base or self.settings.router_config:
@@ -213,9 +219,7 @@ class LLM:
             except ModelError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
-                retryable, kind, message, status = classify(exc, key_hint=self._key_hint(),
-                                                            via="the router file" if self.settings.router_config
-                                                            else "--api-base")
+                retryable, kind, message, status = classify(exc, key_hint=self._key_hint(), via=self._via())
                 cause = unreachable_cause(exc)
                 deployment = routed(self.settings).failed(exc) if self.settings.router_config else None
                 url = None
