@@ -382,6 +382,8 @@ def gate(s: Settings, st: SessionState, elapsed: float, prompt_tokens: int, thre
         return Termination.TIME_LIMIT
     if s.budget_usd is not None and (st.cost_usd or 0.0) >= s.budget_usd:
         return Termination.BUDGET_LIMIT
+    if s.budget_tokens is not None and st.total_tokens >= s.budget_tokens:
+        return Termination.BUDGET_LIMIT
     if prompt_tokens > threshold:
         return Termination.TOKEN_LIMIT
     return None

@@ -100,17 +100,26 @@ def settings_from(ns: argparse.Namespace) -> Settings:
 
 
 def ensure_model(settings: Settings) -> Settings:
-    """Fill in a model from the environment or a local Ollama; UsageError when there is none."""
+    """Fill in a model from the environment or a local Ollama; UsageError when there is none, or
+    when --budget-usd is set and the model has no price (the budget could never stop the run)."""
     from tui_agent.model import setup as model_setup
 
-    if settings.model:
-        return settings
-    model, api_base = model_setup.detect()
-    if not model:
-        raise UsageError(model_setup.HOW_TO_CONFIGURE.format(config=config_path()))
-    settings.model = model
-    if api_base and not settings.api_base:
-        settings.api_base = api_base
+    if not settings.model:
+        model, api_base = model_setup.detect()
+        if not model:
+            raise UsageError(model_setup.HOW_TO_CONFIGURE.format(config=config_path()))
+        settings.model = model
+        if api_base and not settings.api_base:
+            settings.api_base = api_base
+    if settings.budget_usd is not None:
+        from tui_agent.model.pricing import budget_problem
+
+        try:
+            problem = budget_problem(settings)
+        except ConfigError as exc:  # an unreadable router file
+            raise UsageError(str(exc)) from None
+        if problem:
+            raise UsageError(problem)
     return settings
 
 

@@ -1,12 +1,12 @@
 """`tui-agent eval`: regression sets.
 
   tui-agent eval SET.jsonl --label NAME [--concurrency N] [--system-prompt FILE] [--replay LABEL]
-                 [--verify] [--json] [--router-config FILE] [run flags]
-  tui-agent eval compare LABEL_A LABEL_B [--json]
+                 [--verify] [--json] [--router-config FILE] [--rerun-failed] [run flags]
+  tui-agent eval compare LABEL_A LABEL_B [--json] [--strict]
   tui-agent eval list
 
 Exit codes: 0 every case with ``expect`` passed (compare: nothing regressed), 1 a case failed
-(compare: a case regressed), 2 bad usage (a bad line in the set, an unknown label, …).
+(compare: a case regressed; with --strict, or a case errored in B), 2 bad usage (a bad line in the set, an unknown label, …).
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ def build_run_parser() -> argparse.ArgumentParser:
     add_setting_flags(p, "plan")  # each case plans first; with no one to ask, its plan is approved
     p.add_argument("--router-config", metavar="FILE", help="a LiteLLM Router configuration (YAML or JSON "
                    "model_list) to spread calls over several deployments and keys")
+    p.add_argument("--rerun-failed", action="store_true", help="with a label run before: also run again the "
+                   "cases that ended in format_error or by a limit (model errors and interrupted cases always are)")
     add_common(p)
     return p
 
@@ -89,7 +91,7 @@ def cmd_run(argv: Sequence[str]) -> int:
     if ns.replay and store.eval_run(ns.replay) is None:
         raise UsageError(f"eval: --replay {ns.replay!r}: no eval run has that label (tui-agent eval list)")
     run = EvalRun(settings, store, ns.label, str(Path(ns.set).resolve()), ns.concurrency or DEFAULT_CONCURRENCY,
-                  replay_label=ns.replay, verify=ns.verify)
+                  replay_label=ns.replay, verify=ns.verify, rerun_failed=ns.rerun_failed)
     progress = _Progress(len(cases), sys.stderr)
     run.on_done = progress.done
     started = time.monotonic()
@@ -185,6 +187,8 @@ def cmd_compare(argv: Sequence[str]) -> int:
     p.add_argument("label_a")
     p.add_argument("label_b")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--strict", action="store_true", help="exit 1 also when a case errored in B (a model error, "
+                   "an interrupted case), not only when one regressed")
     add_common(p)
     ns = p.parse_args(argv)
     store = open_store(settings_from(ns), read_only=True)
@@ -199,7 +203,7 @@ def cmd_compare(argv: Sequence[str]) -> int:
         sys.stdout.write(dumps({**cmp.as_json(), "protocol_a": protocols[0], "protocol_b": protocols[1]}) + "\n")
     else:
         sys.stdout.write(comparison_text(cmp, protocols))
-    return EXIT_NO_ANSWER if cmp.regressions else EXIT_OK
+    return EXIT_NO_ANSWER if cmp.regressions or (ns.strict and cmp.errors) else EXIT_OK
 
 
 def label_protocol(store: Any, label: str) -> str:
@@ -230,18 +234,22 @@ def comparison_text(cmp: Any, protocols: Sequence[str] = ()) -> str:
         if c.a is None or c.b is None:
             lines.append(f"{clean(c.id)}: only in {cmp.label_a if c.b is None else cmp.label_b}")
             continue
-        marks = [m for m, on in (("REGRESSED", c.regressed), ("fixed", c.fixed), ("answer changed", c.answer_changed),
-                                 ("path changed", c.path_changed)) if on] or ["same"]
+        marks = [m for m, on in (("ERRORED", c.errored), ("REGRESSED", c.regressed), ("fixed", c.fixed),
+                                 ("answer changed", c.answer_changed), ("path changed", c.path_changed)) if on] or ["same"]
         lines.append(f"{clean(c.id)}: {', '.join(marks)} · Δcalls {_delta(c.delta('model_calls'))} · Δresearch tokens "
                      f"{_delta(c.delta('research_tokens'))} · Δauxiliary tokens {_delta(c.delta('auxiliary_tokens'))}"
                      f" · Δcost {_delta(c.delta('cost_usd'), money=True)}")
+        if c.errored:
+            lines.append(f"    {cmp.label_b}: {clean(c.b.error or str(c.b.termination))}")
         d = c.divergence()
         if d is not None:
             lines.append(f"    paths diverge at tool call {d['index'] + 1}: {cmp.label_a}: {_call(d['a'])} · "
                          f"{cmp.label_b}: {_call(d['b'])}")
     j = cmp.as_json()
     t = j["totals"]
-    lines += ["", AUXILIARY_NOTE, f"{len(cmp.cases)} cases · {cmp.regressions} regressed · {cmp.fixes} fixed · "
+    rerun = f" (failures, not results: running {cmp.label_b} again runs them again)" if cmp.errors else ""
+    lines += ["", AUXILIARY_NOTE, f"{len(cmp.cases)} cases · {cmp.regressions} regressed · {cmp.errors} errored{rerun}"
+                  f" · {cmp.fixes} fixed · "
                   f"{j['answers_changed']} answers and {j['paths_changed']} paths changed",
               f"totals {cmp.label_a} → {cmp.label_b}: calls {t['model_calls_a'] or 0} → {t['model_calls_b'] or 0} · "
               f"research tokens {t['research_tokens_a'] or 0:,} → {t['research_tokens_b'] or 0:,} · "
@@ -264,13 +272,15 @@ def cmd_list(argv: Sequence[str]) -> int:
     if not runs:
         print(f"no eval runs in {store.path}")
         return EXIT_OK
-    print(f"{'LABEL':<20}  {'CREATED':<16}  {'CASES':>5}  {'PASSED':>6}  {'FAILED':>6}  {'TOKENS':>9}  {'COST':>9}  SET")
+    print(f"{'LABEL':<20}  {'CREATED':<16}  {'CASES':>5}  {'PASSED':>6}  {'FAILED':>6}  {'ERRORED':>7}  {'TOKENS':>9}  "
+          f"{'COST':>9}  SET")
     for run in runs:
         results = label_results(store, run["label"]).values()
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(run["created"]))
         costs = [r.cost_usd for r in results if r.cost_usd is not None]
         print(f"{clean(run['label']):<20}  {created:<16}  {len(run['cases']):>5}  "
-              f"{sum(r.passed is True for r in results):>6}  {sum(r.passed is False for r in results):>6}  "
+              f"{sum(r.passed is True for r in results):>6}  {sum(r.passed is False and not r.errored for r in results):>6}  "
+              f"{sum(r.errored for r in results):>7}  "
               f"{sum(r.total_tokens for r in results):>9,}  {_cost(sum(costs)) if costs else '-':>9}  "
               f"{clean(run['set_path'])}")
     return EXIT_OK

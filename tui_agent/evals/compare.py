@@ -1,6 +1,10 @@
 """Comparing two labelled runs of a set, case by case: did the answer change, did the path (the
 tool calls in order) change and where did it first diverge, which cases regressed (passed in A,
-failed in B) or were fixed, and the deltas of calls, tokens (research and auxiliary apart) and cost, with totals."""
+failed in B) or were fixed, and the deltas of calls, tokens (research and auxiliary apart) and cost, with totals.
+
+A case that errored in B (a model error, cancelled, never ended: ``CaseResult.errored``) is
+counted as *errored*, not regressed: an outage is not a prompt regression. One that errored in A
+and passes in B is not a fix either."""
 
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ class CaseComparison:
     diverges_at: int | None = None  # the index (from 0) of the first tool call where the paths differ
     regressed: bool = False
     fixed: bool = False
+    errored: bool = False  # B did not run to a result (its error says what failed)
 
     def delta(self, key: str) -> float | None:
         va = getattr(self.a, key, None) if self.a else None
@@ -51,6 +56,7 @@ class CaseComparison:
             "id": self.id, "in_a": self.a is not None, "in_b": self.b is not None,
             "answer_changed": self.answer_changed, "path_changed": self.path_changed,
             "diverges": self.divergence(), "regressed": self.regressed, "fixed": self.fixed,
+            "errored": self.errored, "error_b": self.b.error if self.b and self.errored else None,
             "passed_a": self.a.passed if self.a else None, "passed_b": self.b.passed if self.b else None,
             "delta_calls": self.delta("model_calls"), "delta_tool_calls": self.delta("tool_calls"),
             "delta_tokens": self.delta("total_tokens"), "delta_research_tokens": self.delta("research_tokens"),
@@ -72,6 +78,10 @@ class Comparison:
     def fixes(self) -> int:
         return sum(c.fixed for c in self.cases)
 
+    @property
+    def errors(self) -> int:
+        return sum(c.errored for c in self.cases)
+
     def total(self, label: str, key: str) -> float | None:
         values = [getattr(getattr(c, label), key) for c in self.cases if getattr(c, label) is not None]
         values = [v for v in values if v is not None]
@@ -80,7 +90,7 @@ class Comparison:
     def as_json(self) -> dict[str, Any]:
         totals = {f"{key}_{side}": self.total(side, key) for key in TOTALS for side in ("a", "b")}
         return {"label_a": self.label_a, "label_b": self.label_b, "cases": [c.as_json() for c in self.cases],
-                "regressions": self.regressions, "fixed": self.fixes,
+                "regressions": self.regressions, "fixed": self.fixes, "errored": self.errors,
                 "answers_changed": sum(c.answer_changed for c in self.cases),
                 "paths_changed": sum(c.path_changed for c in self.cases), "totals": totals}
 
@@ -120,7 +130,8 @@ def compare(store: Store, label_a: str, label_b: str) -> Comparison:
             cmp.answer_changed = not _same_answer(a.answer, b.answer)
             cmp.diverges_at = first_divergence(a.path, b.path)
             cmp.path_changed = cmp.diverges_at is not None
-            cmp.regressed = a.passed is True and b.passed is False
-            cmp.fixed = a.passed is False and b.passed is True
+            cmp.errored = b.errored
+            cmp.regressed = a.passed is True and b.passed is False and not b.errored
+            cmp.fixed = a.passed is False and b.passed is True and not a.errored
         out.cases.append(cmp)
     return out

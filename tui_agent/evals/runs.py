@@ -2,7 +2,11 @@
 case id, N at a time (asyncio, one process), tool calls approved without asking.
 
 A label that was used before continues: a case whose session ended keeps its result, one that
-was interrupted or cancelled is resumed, a new one runs. ``replay`` (another label) answers each
+was interrupted or cancelled is resumed, a new one runs. Failures are not results: a case that
+ended in ``model_error`` (an outage, a wrong endpoint) or was cancelled runs again in a new
+session, and with ``rerun_failed`` so does one that ended in ``format_error`` or by a limit; the
+label's latest session of a case is its result. A case that did not answer carries an ``error``
+naming what failed (for a model error, the endpoint and the cause). ``replay`` (another label) answers each
 tool call identical to one recorded for the same case in that run with the recorded observation,
 as a fork does, so a prompt change can be measured on a whole set with the same evidence and no
 network. Everything a result holds is read from the case session through the one fold.
@@ -18,11 +22,17 @@ from typing import Any, Callable
 
 from tui_agent.config import Settings
 from tui_agent.evals.cases import Case
+from tui_agent.kinds import Termination
 from tui_agent.session.fold import SessionState, fold
 from tui_agent.session.store import SessionStatus, Store, new_session_id
 
 # Cases run at once unless --concurrency says otherwise.
 DEFAULT_CONCURRENCY = 4
+# Endings that are failures of the run, not results: such a case runs again when the label does.
+ERRORED = frozenset({Termination.MODEL_ERROR, Termination.CANCELLED})
+# Endings --rerun-failed also runs again: the model's format, and the limits.
+FAILED = ERRORED | {Termination.FORMAT_ERROR, Termination.TOKEN_LIMIT, Termination.CALL_LIMIT,
+                    Termination.TIME_LIMIT, Termination.BUDGET_LIMIT}
 
 
 @dataclass
@@ -46,18 +56,33 @@ class CaseResult:
     unsupported_share: float | None = None  # with --verify: the citation check's unsupported share
     needs_review: bool | None = None
     reused: bool = False  # the label had already finished this case
-    error: str | None = None  # the case could not run at all (not a termination: a bug or a bad setting)
+    error: str | None = None  # what failed when the case did not answer (a model error: endpoint and cause)
+
+    @property
+    def errored(self) -> bool:
+        """The case did not run to a result: a model error, cancelled, never ended, or never started."""
+        return self.termination is None or self.termination in ERRORED
 
     def as_json(self, verify: bool = False) -> dict[str, Any]:
-        out = {k: getattr(self, k) for k in ("id", "session_id", "answer", "termination", "passed", "path",
+        out = {k: getattr(self, k) for k in ("id", "session_id", "answer", "termination", "error", "passed", "path",
                                              "model_calls", "tool_calls", "total_tokens", "research_tokens",
                                              "auxiliary_tokens", "cost_usd", "compactions", "peak_prompt_tokens")}
         if verify:
             out["unsupported_share"] = self.unsupported_share
             out["needs_review"] = self.needs_review
-        if self.error:
-            out["error"] = self.error
         return out
+
+
+def failure_of(state: SessionState) -> str | None:
+    """What failed, for a case that did not answer: its end's message, or how it ended."""
+    if state.answer is not None:
+        return None
+    ended = state.ended
+    if ended is None:
+        return "interrupted: the case never ended (it runs again with the label)"
+    if ended.termination == Termination.MODEL_ERROR:
+        return f"model error: {ended.message or 'no message'}"
+    return f"{ended.termination}: {ended.message}" if ended.message else f"ended by {ended.termination} without an answer"
 
 
 def result_of(case: Case, session_id: str, state: SessionState, reused: bool = False) -> CaseResult:
@@ -71,7 +96,7 @@ def result_of(case: Case, session_id: str, state: SessionState, reused: bool = F
         auxiliary_tokens=state.auxiliary_tokens, cost_usd=state.cost_usd, elapsed_s=state.elapsed_s, reused=reused,
         compactions=state.context.compacted(), peak_prompt_tokens=state.peak_prompt_tokens,
         unsupported_share=v.unsupported_share if v and v.ended else None,
-        needs_review=v.needs_review if v and v.ended else None,
+        needs_review=v.needs_review if v and v.ended else None, error=failure_of(state),
     )
 
 
@@ -86,6 +111,7 @@ class EvalRun:
     concurrency: int = DEFAULT_CONCURRENCY
     replay_label: str | None = None
     verify: bool = False
+    rerun_failed: bool = False  # also run again cases that ended in format_error or by a limit
     on_done: Callable[[CaseResult, int, int], None] | None = None  # (result, finished so far, total)
     run_kwargs: dict[str, Any] = field(default_factory=dict)  # tests and embedders: tools, http
     _finished: int = 0
@@ -118,7 +144,11 @@ class EvalRun:
 
         earlier = self.store.eval_sessions(self.label).get(case.id)
         if earlier is not None and earlier.status == SessionStatus.ENDED:
-            return await self._verified(case, earlier.id, fold(self.store.events(earlier.id)), reused=True)
+            state = fold(self.store.events(earlier.id))
+            ending = state.ended.termination if state.ended else None
+            if ending not in (FAILED if self.rerun_failed else ERRORED):
+                return await self._verified(case, earlier.id, state, reused=True)
+            earlier = None  # a failure, not a result: the case runs again, in a new session
         settings = dataclasses.replace(self.settings, auto_approve=True)
         kwargs: dict[str, Any] = dict(self.run_kwargs)
         session_id: str | None = None

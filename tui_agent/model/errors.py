@@ -47,8 +47,13 @@ def _retry_after(exc: BaseException) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
-def classify(exc: BaseException) -> tuple[bool, str, str, int | None]:
-    """(retryable, kind, plain message, status) for an exception from a model call."""
+def classify(exc: BaseException, *, key_hint: str | None = None,
+             via: str | None = "--api-base") -> tuple[bool, str, str, int | None]:
+    """(retryable, kind, plain message, status) for an exception from a model call.
+
+    ``key_hint``: said with a 400 or 401 when the call went to a configured endpoint (a proxy
+    answers a missing or wrong key with either); ``via``: where the endpoint is configured (None: the
+    provider's own endpoint, nothing to check but the model)."""
     from tui_agent.model.llm import litellm  # the adapter holds the one litellm import
 
     lt = litellm()
@@ -58,18 +63,21 @@ def classify(exc: BaseException) -> tuple[bool, str, str, int | None]:
     if isinstance(exc, e.ContextWindowExceededError):
         return False, "context", f"the prompt is longer than the model's context window ({text})", status
     if isinstance(exc, e.AuthenticationError) or status == 401:
+        if key_hint:
+            return False, "auth", f"the endpoint rejected the request (401): {key_hint} ({text})", 401
         return False, "auth", f"the provider rejected the API key (401): check the key for this model ({text})", 401
     if isinstance(exc, e.PermissionDeniedError) or status == 403:
         return False, "auth", f"the provider denied access (403) ({text})", 403
     if isinstance(exc, e.NotFoundError) or status == 404:
-        return False, "not_found", f"unknown model or endpoint (404): check --model and --api-base ({text})", 404
+        return False, "not_found", f"unknown model or endpoint (404): check --model{' and ' + via if via else ''} ({text})", 404
     if isinstance(exc, e.BadRequestError) or status in (400, 422):
         low = text.lower()
         if "context" in low and ("length" in low or "window" in low or "too long" in low):
             return False, "context", f"the prompt is longer than the model's context window ({text})", status
         if "model" in low and ("not exist" in low or "not found" in low or "unknown" in low or "provider" in low):
             return False, "not_found", f"unknown model: {text}", status
-        return False, "bad_request", f"the provider refused the request ({status or 400}): {text}", status
+        hint = f"; {key_hint}" if key_hint and status in (None, 400) else ""
+        return False, "bad_request", f"the provider refused the request ({status or 400}): {text}{hint}", status
     if isinstance(exc, e.RateLimitError) or status == 429:
         return True, "rate_limit", "rate limited (429)", 429
     if isinstance(exc, (e.Timeout, asyncio.TimeoutError, TimeoutError)):

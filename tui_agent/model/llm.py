@@ -4,10 +4,14 @@ Streaming with usage, stop sequences, our own retries (capped exponential backof
 Retry-After honoured; the SDK's retries are off), cost from the provider-reported usage.
 Clock and randomness are injectable so backoff tests do not sleep.
 
-An endpoint that is not there fails fast: until a call of this adapter has succeeded, a refused
-connection or a host name that does not resolve gets FIRST_CALL_ATTEMPTS quick attempts, then a
-ModelError of kind "unreachable" naming the URL and the model. Once a call has succeeded, the same
-errors take the full backoff (a server restarting mid-run), like 429, 5xx and timeouts always do.
+An endpoint that is not there fails fast: until a call of this adapter has succeeded at that
+endpoint, a refused connection or a host name that does not resolve gets FIRST_CALL_ATTEMPTS quick
+attempts, then a ModelError of kind "unreachable" naming the URL and the model. Once it has
+answered, the same errors take the full backoff (a server restarting mid-run), like 429, 5xx and
+timeouts always do. The rule is per endpoint, never across a Router's deployments
+(``model.routing``): behind a Router the Router retries, falls back and cools deployments down
+itself, and our backoff wraps only what it gives up on. Every other ModelError names where the
+call went (the endpoint and model, or the deployment) before its cause. Prices: ``model.pricing``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause
 )
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
+from tui_agent.model import pricing
+# A LiteLLM Router (several deployments and keys behind one model name) lives in model.routing.
+from tui_agent.model.routing import Deployment, load_router_config, routed  # noqa: F401 - the CLI's file check
 
 _litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
@@ -60,48 +67,6 @@ def litellm():
     return _litellm
 
 
-# -- LiteLLM Router (several deployments and keys behind one model name) -----------------------
-
-_routers: dict[str, Any] = {}
-
-
-def load_router_config(path: str) -> dict[str, Any]:
-    """A Router configuration: ``{"model_list": [...], "router_settings": {...}}`` as LiteLLM's own
-    config files write it (YAML or JSON), or a bare model list. Raises ConfigError naming the file."""
-    from tui_agent.config import ConfigError
-
-    import yaml
-
-    try:
-        data = yaml.safe_load(open(os.path.expanduser(path), encoding="utf-8").read())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"router config {path}: cannot be read: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"router config {path}: not valid YAML or JSON: {exc}") from None
-    if isinstance(data, list):
-        data = {"model_list": data}
-    models = data.get("model_list") if isinstance(data, dict) else None
-    if not isinstance(models, list) or not models or not all(
-            isinstance(m, dict) and m.get("model_name") and isinstance(m.get("litellm_params"), dict)
-            and m["litellm_params"].get("model") for m in models):
-        raise ConfigError(f"router config {path}: needs a model_list of entries with model_name and "
-                          "litellm_params.model")
-    settings = data.get("router_settings") or {}
-    if not isinstance(settings, dict):
-        raise ConfigError(f"router config {path}: router_settings must be a mapping")
-    return {"model_list": models, "router_settings": settings}
-
-
-def router_for(path: str) -> Any:
-    """One LiteLLM Router per configuration file and process; its own retries are off (ours apply)."""
-    router = _routers.get(path)
-    if router is None:
-        config = load_router_config(path)
-        settings = {k: v for k, v in config["router_settings"].items() if k not in ("num_retries", "retry_policy")}
-        router = _routers[path] = litellm().Router(model_list=config["model_list"], num_retries=0, **settings)
-    return router
-
-
 class LLM:
     """One adapter per run, a :class:`tui_agent.model.Model`. ``complete`` streams, retries and prices one model call.
 
@@ -119,6 +84,8 @@ class LLM:
         self.sleep = sleep
         self.rng = rng or random.Random()
         self.reached = False
+        self.answered: set[str] = set()  # the endpoints that have answered (fail-fast is per endpoint)
+        self._defaults: dict[str, str] = {}  # a model's default endpoint (no api_base), looked up once
         self._redaction_cache: dict[str, str] = {}
 
     def endpoint(self, model: str, exc: BaseException | None = None) -> str:
@@ -128,23 +95,56 @@ class LLM:
         found = _request_url(exc) if exc is not None else None
         if found:
             return found
+        if model in self._defaults:
+            return self._defaults[model]
         base = None
         for lookup in (lambda: litellm().get_api_base(model, {}), lambda: litellm().get_llm_provider(model)[3]):
             try:
                 base = base or lookup()
             except Exception:  # noqa: BLE001 - unknown provider: no default to name
                 pass
-        return base or "the provider's default endpoint"
+        base = self._defaults[model] = base or "the provider's default endpoint"
+        return base
 
-    def _unreachable(self, cause: str, model: str, exc: BaseException) -> tuple[str, str]:
-        url = self.endpoint(model, exc)
+    def _unreachable(self, cause: str, model: str, exc: BaseException, deployment: Deployment | None = None) -> tuple[str, str]:
+        """(the URL, a message naming it, the model or deployment, the cause and what to check)."""
+        fix = "the network" if cause == UNRESOLVED else "that the server is running"
+        if deployment is not None:
+            url = deployment.endpoint
+            server = f"{deployment.describe()} (router {self.settings.router_config})"
+            advice = f"check its api_base in {self.settings.router_config} and {fix}"
+        else:
+            url = self.endpoint(model, exc)
+            server = f"the model server at {url} for model {model}"
+            advice = (f"check --api-base and {fix}" if self.settings.api_base
+                      else "check the network (no --api-base was given: this is the provider's endpoint)")
         if cause == UNRESOLVED:
             host = urlsplit(url).hostname if "://" in url else None
             what = f"the host name {host!r} does not resolve" if host else "the host name does not resolve"
-            advice = "check --api-base and the network"
         else:
-            what, advice = "connection refused: nothing is listening there", "check --api-base and that the server is running"
-        return url, f"cannot reach the model server at {url} for model {model} ({what}); {advice}"
+            what = "connection refused: nothing is listening there"
+        return url, f"cannot reach {server} ({what}); {advice}"
+
+    def _where(self, model: str, exc: BaseException | None = None, deployment: Deployment | None = None) -> str:
+        """What a failed call went to, for its error: the deployment, else the endpoint and model."""
+        if self.settings.router_config:
+            return routed(self.settings).where(model, deployment)
+        return f"{self.endpoint(model, exc)} (model {model})"
+
+    def _via(self) -> str | None:
+        """Where the endpoint is configured, for "check …" advice (never --api-base when none was given)."""
+        if self.settings.router_config:
+            return f"the router file {self.settings.router_config}"
+        return "--api-base" if self.settings.api_base else None
+
+    def _key_hint(self) -> str | None:
+        """For a 400/401 from a configured endpoint (a proxy): the key is the likely cause."""
+        if not self.settings.api_base or self.settings.router_config:
+            return None
+        if self.settings.api_key:
+            return "if this is a proxy, the likely cause is the API key given (--api-key or api_key in the config)"
+        return ("if this is a proxy (a LiteLLM proxy, say), the likely cause is its key: none was given; pass it "
+                "with --api-key or api_key in the config")
 
     # -- model facts -------------------------------------------------------------------
     def context_window(self, model: str | None = None) -> int:
@@ -160,14 +160,17 @@ class LLM:
         return DEFAULT_CONTEXT_WINDOW
 
     def price(self, model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
-        """USD for this usage from litellm's price map; None when the model is not priced."""
-        if prompt_tokens is None:
-            return None
-        try:
-            p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens or 0)
-        except Exception:
-            return None
-        return float(p) + float(c)
+        """USD for this usage: the configured price, else litellm's price map; None when unpriced."""
+        return pricing.cost(self.settings, [model], prompt_tokens, completion_tokens)
+
+    def _answered(self, response: Any, model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
+        """Note which endpoint answered (fail-fast counts each apart); the reply's cost, priced by
+        the model that answered (a Router's deployment, not its alias)."""
+        if self.settings.router_config:
+            routed(self.settings).answered(response)
+        else:
+            self.answered.add(self.endpoint(model))
+        return pricing.reply_cost(self.settings, response, model, prompt_tokens, completion_tokens)
 
     # -- the call -----------------------------------------------------------------------
     def _redacted(self, messages: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -219,33 +222,48 @@ class LLM:
             except ModelError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
-                retryable, kind, message, status = classify(exc)
+                retryable, kind, message, status = classify(exc, key_hint=self._key_hint(), via=self._via())
                 cause = unreachable_cause(exc)
+                deployment = routed(self.settings).failed(exc) if self.settings.router_config else None
                 url = None
                 if cause:
-                    url, message = self._unreachable(cause, model, exc)
+                    url, message = self._unreachable(cause, model, exc, deployment)
                 attempt += 1
-                if cause and not self.reached:  # a wrong endpoint: fail in seconds, not minutes
+                if cause and self._dead(model, deployment):  # a wrong endpoint: fail in seconds
                     quick = min(FIRST_CALL_ATTEMPTS, attempts)
-                    if attempt >= quick:
+                    if attempt >= quick or self.settings.router_config:
                         raise ModelError("unreachable", f"{message} — gave up after {attempt} attempts", status,
                                          url) from None
                     delay = FIRST_CALL_RETRY_S
                 else:
+                    told = message if cause else f"{self._where(model, exc, deployment)}: {message}"
                     if not retryable:
-                        raise ModelError(kind, message, status) from None
+                        raise ModelError(kind, told, status, url) from None
                     if attempt >= attempts:
-                        raise ModelError(kind, f"{message} — gave up after {attempts} attempts", status, url) from None
+                        raise ModelError(kind, f"{told} — gave up after {attempts} attempts", status, url) from None
                     delay = backoff_delay(attempt - 1, self.settings.retry_base_s, self.settings.retry_cap_s,
                                           self.rng, _retry_after(exc))
                 if on_retry:
                     on_retry(RetryInfo(attempt=attempt, delay_s=delay, reason=message))
                 await self.sleep(delay)
 
+    def _dead(self, model: str, deployment: Deployment | None) -> bool:
+        """Whether a refused connection means nothing is there: per endpoint, never across a
+        Router's deployments. Direct: this endpoint never answered (then FIRST_CALL_ATTEMPTS quick
+        attempts). Behind a Router: every deployment of the group refused and none ever answered
+        (the Router has retried them itself); one dead deployment beside healthy ones is the
+        Router's to route around, and our backoff waits for it."""
+        if self.settings.router_config:
+            r = routed(self.settings)
+            if deployment is not None:
+                r.note_refused(deployment)
+            return r.all_refused(model)
+        return self.endpoint(model) not in self.answered
+
     def _kwargs(self, messages: list[dict[str, str]], model: str, stream: bool, stop: list[str] | None,
                 tools: list[dict[str, Any]] | None = None, tool_choice: str | None = None) -> dict[str, Any]:
         s = self.settings
-        routed = bool(s.router_config)  # the deployment's own api_base and key apply
+        via_router = bool(s.router_config)  # the deployment's own api_base and key apply
         kw: dict[str, Any] = {
             "model": model,
             "messages": messages,
@@ -261,11 +279,11 @@ class LLM:
                 kw["tool_choice"] = tool_choice
         if stream:
             kw["stream_options"] = {"include_usage": True}
-        if s.api_base and not routed:
+        if s.api_base and not via_router:
             kw["api_base"] = s.api_base
-        if s.api_key and not routed:
+        if s.api_key and not via_router:
             kw["api_key"] = s.api_key.get_secret_value()
-        elif s.api_base and not routed and model.startswith(("openai/", "hosted_vllm/")) and \
+        elif s.api_base and not via_router and model.startswith(("openai/", "hosted_vllm/")) and \
                 not os.environ.get("OPENAI_API_KEY"):
             kw["api_key"] = "none"  # local OpenAI-compatible servers need some key
         if s.temperature is not None:
@@ -276,8 +294,7 @@ class LLM:
         lt = litellm()
         kw = self._kwargs(messages, model, stream, stop, tools, tool_choice)
         timeout = self.settings.model_timeout_s
-        acompletion = router_for(self.settings.router_config).acompletion if self.settings.router_config \
-            else lt.acompletion
+        acompletion = routed(self.settings).router.acompletion if self.settings.router_config else lt.acompletion
         if not stream:
             resp = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
             choice = resp.choices[0]
@@ -298,7 +315,7 @@ class LLM:
                     on_delta(getattr(msg, "reasoning_content", None) or "", True)
                 if text:
                     on_delta(text, False)
-            return Reply(text, reasoning, pt, ct, self.price(model, pt, ct), choice.finish_reason, model,
+            return Reply(text, reasoning, pt, ct, self._answered(resp, model, pt, ct), choice.finish_reason, model,
                          whole_calls(getattr(msg, "tool_calls", None)))
 
         response = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
@@ -341,4 +358,5 @@ class LLM:
         if finish is None:
             # A stream that ends without a finish reason was dropped mid-way: retry the call.
             raise ConnectionError("the model stream ended before it finished")
-        return Reply("".join(parts), "".join(rparts), pt, ct, self.price(model, pt, ct), finish, model, calls.calls())
+        return Reply("".join(parts), "".join(rparts), pt, ct, self._answered(response, model, pt, ct), finish, model,
+                     calls.calls())

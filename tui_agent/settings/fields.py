@@ -106,10 +106,14 @@ class Settings:
     """litellm model string, e.g. 'openai/gpt-4o-mini' or 'ollama_chat/qwen3'."""
     api_base: Annotated[Text, Flag(MODEL)] = None
     """Base URL of an OpenAI-compatible or other provider endpoint (user-configured, never guarded)."""
-    api_key: Annotated[SecretStr | None, _unset] = None
-    """API key passed to the provider; usually taken from the provider's own environment variable instead."""
+    api_key: Annotated[SecretStr | None, _unset, Flag(MODEL, metavar="KEY")] = None
+    """API key sent to the endpoint (--api-base, e.g. a LiteLLM proxy's key); unset: the provider's own environment variable."""
     router_config: Text = None
     """A LiteLLM Router configuration file (YAML or JSON with a model_list) to spread calls over several deployments and keys; the model names its model_name."""
+    router_retries: Annotated[int, Field(ge=0)] = 3
+    """Retries the LiteLLM Router makes itself, on a healthy deployment, before our backoff takes over; router_settings.num_retries in the router file wins."""
+    router_cooldown_s: Annotated[Annotated[float, Field(ge=0)] | None, _unset] = None
+    """Seconds the LiteLLM Router rests a failing deployment; router_settings.cooldown_time in the router file wins; unset: LiteLLM's default."""
     temperature: Annotated[Annotated[float, Field(ge=0)] | None, _unset, Flag(MODEL)] = None
     """Sampling temperature; unset leaves the provider's default."""
     stream: Annotated[bool, Flag(MODEL)] = True
@@ -137,7 +141,13 @@ class Settings:
     forced_answer_tokens: Positive = 4096
     """Tokens left free for the forced answer's own text when its prompt is trimmed to fit the window."""
     budget_usd: Annotated[Seconds | None, _unset, Flag(MODEL)] = None
-    """Spend limit in USD (litellm price map); unset means no budget gate."""
+    """Spend limit in USD per run (litellm price map, or price_per_million_input/output); a run whose model has no price refuses to start; unset means no budget gate."""
+    budget_tokens: Annotated[Positive | None, _unset, Flag(MODEL, metavar="N")] = None
+    """Token limit per run (prompt and completion tokens of every model call, estimated where the provider reports none); unset means no token budget."""
+    price_per_million_input: Annotated[Annotated[float, Field(ge=0)] | None, _unset] = None
+    """USD per million prompt tokens for a model litellm has no price for (a local model, a proxy alias); set, it replaces litellm's price for every model."""
+    price_per_million_output: Annotated[Annotated[float, Field(ge=0)] | None, _unset] = None
+    """USD per million completion tokens, with price_per_million_input."""
     max_format_errors: Positive = 3
     """Corrected replies in a row (no action, another protocol's format, cut by the length limit) before the forced answer."""
     require_evidence: bool = True
