@@ -141,14 +141,6 @@ class Engine:
 
     # -- helpers ------------------------------------------------------------------------
     @property
-    def messages(self) -> list[dict[str, str]]:
-        return self.state.messages
-
-    @property
-    def answer(self) -> AnswerEvent | None:
-        return self.state.answer
-
-    @property
     def ended(self) -> RunEnded | None:
         return self.state.ended
 
@@ -249,9 +241,9 @@ class Engine:
             return (st.forced_reason or Termination.ANSWER) if tagged else Termination.FORMAT_ERROR
         if st.forced_reason is not None:
             return await self._forced(st.forced_reason, emit_forced=False)
-        if self.messages[-1]["role"] != "assistant":
+        if self.state.messages[-1]["role"] != "assistant":
             return None
-        parsed = self.wire.read_message(self.messages[-1])
+        parsed = self.wire.read_message(self.state.messages[-1])
         try:
             if parsed.calls:  # what the stopped process had done already is not done again
                 await self.runner.run_calls(parsed, st.recorded_calls())

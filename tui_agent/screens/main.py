@@ -163,8 +163,11 @@ class MainScreen(Screen):
             b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
 
     def update_waiting(self) -> None:
-        """The clock's tick: how long the decision has waited (and the bell when it is time)."""
-        self.header.waited = self.app.watch_decisions()  # type: ignore[attr-defined]
+        """The clock's tick: how long the decision has waited (and the bell when it is time). The
+        tick may come while the app closes and the header is already gone: then nothing to show."""
+        waited = self.app.watch_decisions()  # type: ignore[attr-defined]
+        for header in self.query(StatusHeader):
+            header.waited = waited
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         self.query_one(TokenGauge).set_figures(figures)
