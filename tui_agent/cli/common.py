@@ -62,6 +62,14 @@ def add_setting_flags(p: Any, *names: str) -> None:
         p.add_argument(*flag_names(name), **kw)
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: argparse's own usage errors become a UsageError (exit 2) that names
+    the command (main prints ``tui-agent: read: ...``) and repeats its usage line."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{self.prog.removeprefix('tui-agent ')}: {message}\n{self.format_usage().rstrip()}")
+
+
 # The settings that are flags (given_flags reads these from a parsed command line).
 FLAG_KEYS = tuple(name for name in setting_names() if flag_of(name) is not None)
 

@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from tui_agent.cli.common import UsageError, add_common, add_setting_flags, ensure_model, open_store, settings_from
+from tui_agent.cli.common import (
+    CommandParser, UsageError, add_common, add_setting_flags, ensure_model, open_store, settings_from,
+)
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.safety.hygiene import for_terminal as clean
 
@@ -27,13 +29,8 @@ AUXILIARY_NOTE = ("research tokens: the research and forced-answer calls · auxi
                   "calls (page extraction), which a --replay run does not make")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse's usage errors: exit 2 with our prefix
-        raise UsageError(f"{self.prog}: {message}\n{self.format_usage().rstrip()}")
-
-
 def build_run_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tui-agent eval", description="Run a regression set: every case a labelled session.")
+    p = CommandParser(prog="tui-agent eval", description="Run a regression set: every case a labelled session.")
     p.add_argument("set", metavar="SET.jsonl", help='one case a line: {"id": …, "question": …, "expect": [regex, …]}')
     p.add_argument("--label", required=True, help="the run's name (an existing label continues its unfinished cases)")
     p.add_argument("--concurrency", type=int, default=None, help="cases at once (default 4)")
@@ -183,7 +180,7 @@ def results_table(results: list[Any], verify: bool, wall_s: float) -> str:
 def cmd_compare(argv: Sequence[str]) -> int:
     from tui_agent.evals.compare import CompareError, compare
 
-    p = _Parser(prog="tui-agent eval compare", description="Compare two labelled runs case by case.")
+    p = CommandParser(prog="tui-agent eval compare", description="Compare two labelled runs case by case.")
     p.add_argument("label_a")
     p.add_argument("label_b")
     p.add_argument("--json", action="store_true")
@@ -264,7 +261,7 @@ def comparison_text(cmp: Any, protocols: Sequence[str] = ()) -> str:
 def cmd_list(argv: Sequence[str]) -> int:
     from tui_agent.evals.compare import label_results
 
-    p = _Parser(prog="tui-agent eval list", description="Labelled runs of regression sets.")
+    p = CommandParser(prog="tui-agent eval list", description="Labelled runs of regression sets.")
     add_common(p)
     ns = p.parse_args(argv)
     store = open_store(settings_from(ns), read_only=True)

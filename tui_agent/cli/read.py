@@ -33,20 +33,15 @@ import asyncio
 import sys
 from typing import Sequence
 
-from tui_agent.cli.common import UsageError, settings_from
+from tui_agent.cli.common import CommandParser, UsageError, settings_from
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import config_path
 
 FORMATS = ("markdown", "text")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse's own usage errors: exit 2 with our prefix
-        raise UsageError(f"read: {message}\n{self.format_usage().rstrip()}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tui-agent read", description="Show what the model would read from a URL.",
+    p = CommandParser(prog="tui-agent read", description="Show what the model would read from a URL.",
                 epilog="Without --goal no model is needed. Exit status: 0 read, 1 not read, 2 bad usage.")
     p.add_argument("url", help="the http(s) URL to read")
     p.add_argument("--format", choices=FORMATS, default="markdown",

@@ -17,19 +17,14 @@ import json
 import sys
 from typing import Sequence
 
-from tui_agent.cli.common import UsageError, add_common, settings_from
+from tui_agent.cli.common import CommandParser, add_common, settings_from
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse's own usage errors: exit 2 with our prefix
-        raise UsageError(f"tools: {message}\n{self.format_usage().rstrip()}")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="tui-agent tools", description="The tools a run offers the model.",
+    p = CommandParser(prog="tui-agent tools", description="The tools a run offers the model.",
                 epilog="Exit status: 0 listed, 1 an MCP server or plugin could not be added, 2 bad usage.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     ls = sub.add_parser("list", help="every tool with its source (built-in, plugin, MCP server) and its policy")
     ls.add_argument("--json", action="store_true", help="one JSON object per tool, one per line")
     add_common(ls)
