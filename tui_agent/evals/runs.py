@@ -136,6 +136,8 @@ class EvalRun:
             while (item := take()) is not None:
                 done(item[0], await self._case(item[1]))
 
+        if "llm" not in self.run_kwargs:
+            await asyncio.to_thread(warm_up)  # not in the first case, with every other case waiting on it
         async with self._shared_client():
             await asyncio.gather(*(slot() for _ in range(max(1, slots or self.concurrency))))
 
@@ -212,6 +214,17 @@ class EvalRun:
 
         recorded = self.store.eval_sessions(self.replay_label).get(case.id)
         return Replayer(fold(self.store.events(recorded.id))) if recorded is not None else None
+
+
+def warm_up() -> None:
+    """What every case needs and the first one would otherwise load on the event loop: litellm
+    (seconds of imports), the tokenizer, the tools and the fetch client's modules."""
+    from tui_agent.model import llm, tokens
+    import tui_agent.tools  # noqa: F401
+    import tui_agent.web.net  # noqa: F401
+
+    llm.litellm()
+    tokens.encoder()
 
 
 def _slug(case_id: str, limit: int = 24) -> str:
