@@ -53,6 +53,7 @@ PROFILE_CASES = 32
 def serve(latency: float, pipe, counters) -> None:
     """The servers' process: a chat server with latency, a search server, a page server."""
     from bench_extract import make_article
+
     from tests.helpers import call
     from tests.servers import ChatServer, PageServer, Reply, SearxServer
 
@@ -92,7 +93,7 @@ def serve(latency: float, pipe, counters) -> None:
 
 
 def run_eval(urls: tuple[str, str], workers: int, concurrency: int, cases: int, data: Path,
-             prefix: list[str] | None = None) -> tuple[float, subprocess.CompletedProcess]:
+             prefix: list[str] | None = None, extra: list[str] | None = None) -> tuple[float, subprocess.CompletedProcess]:
     chat_url, searx_url = urls
     path = data / "set.jsonl"
     path.write_text("".join(json.dumps({"id": f"case-{i}", "question": f"How much energy in year {i}?",
@@ -102,7 +103,8 @@ def run_eval(urls: tuple[str, str], workers: int, concurrency: int, cases: int, 
             "PYTHONPATH": str(ROOT)}
     cmd = [*(prefix or [sys.executable, "-m"]), "tui_agent", "eval", str(path), "--label", "bench", "--json",
            "--workers", str(workers), "--concurrency", str(concurrency), "--model", "openai/test-model",
-           "--api-base", chat_url, "--search-backend", "searxng", "--searxng-url", searx_url, "--allow-private-urls"]
+           "--api-base", chat_url, "--search-backend", "searxng", "--searxng-url", searx_url, "--allow-private-urls",
+           *(extra or [])]
     t0 = time.perf_counter()
     cpu0 = _children_cpu()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800)
@@ -128,6 +130,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 32])
     ap.add_argument("--cases-per-slot", type=int, default=6, help="cases = this × concurrency (at least 32)")
+    ap.add_argument("--no-stream", action="store_true", help="run the evals with --no-stream")
     ap.add_argument("--profile", action="store_true", help="profile one in-process eval (workers 1, concurrency 16)")
     ns = ap.parse_args()
     ctx = multiprocessing.get_context("spawn")
@@ -155,7 +158,8 @@ def table(urls, ns, counters) -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 with counters.get_lock():
                     counters[0] = counters[2] = 0
-                wall, proc = run_eval(urls, workers, concurrency, cases, Path(tmp))
+                wall, proc = run_eval(urls, workers, concurrency, cases, Path(tmp),
+                                      extra=["--no-stream"] if ns.no_stream else None)
                 if proc.returncode != 0:
                     sys.exit(f"eval failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
                 results = json.loads(proc.stdout)["cases"]
@@ -168,7 +172,7 @@ def table(urls, ns, counters) -> None:
                          proc.cpu_s / cases * 1000))
             print(f"  workers {workers} concurrency {concurrency}: {cases / span:.1f} cases/s", file=sys.stderr)
     print(f"\nmodel latency {ns.latency:.2f} s per call, {CALLS_PER_CASE} calls per case, a {PAGE_BYTES // 1000} KB page "
-          f"per case; {os.cpu_count()} cores, load average at start {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n")
+          f"per case{', --no-stream' if ns.no_stream else ''}; {os.cpu_count()} cores, load average at start {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n")
     print(f"{'workers':>7} {'conc.':>5} {'cases':>5} {'calls/case':>10} {'ideal/s':>8} {'run/s':>6} {'% ideal':>8} "
           f"{'wall/s':>6} {'in flight':>9} {'CPU ms/case':>11}")
     for w, c, n, cpc, ideal, run, wall, flight, cpu in rows:

@@ -94,7 +94,7 @@ def test_ctrl_c_stops_every_worker_and_a_rerun_resumes_the_rest_under_their_ids(
         assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read() if proc.poll() else hung
         time.sleep(0.2)
     proc.send_signal(signal.SIGINT)  # to the eval's process alone: it stops its workers itself
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "interrupted: finished cases are kept" in err and "Traceback" not in err, err
     before = {r.case_id: r for r in eval_sessions(tmp_path, "cut")}
     ended = {cid for cid, r in before.items() if r.status == "ended"}

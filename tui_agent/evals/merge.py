@@ -17,7 +17,13 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tui_agent.session.store import DB_NAME, SessionStatus, Store, StoreError, store_error
+from tui_agent.session.store import (
+    DB_NAME,
+    SessionStatus,
+    Store,
+    StoreError,
+    store_error,
+)
 
 # The session columns a merge copies (the owner is the other machine's process: not copied).
 _SESSION_COLUMNS = ("id", "created", "updated", "question", "model", "status", "termination", "parent_id",

@@ -219,9 +219,9 @@ class EvalRun:
 def warm_up() -> None:
     """What every case needs and the first one would otherwise load on the event loop: litellm
     (seconds of imports), the tokenizer, the tools and the fetch client's modules."""
+    import tui_agent.tools
+    import tui_agent.web.net  # noqa: F401 - loaded here, not by the first case
     from tui_agent.model import llm, tokens
-    import tui_agent.tools  # noqa: F401
-    import tui_agent.web.net  # noqa: F401
 
     llm.litellm()
     tokens.encoder()

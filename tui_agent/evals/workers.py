@@ -142,6 +142,13 @@ def _read(inbox: Any, procs: list[Any], loop: asyncio.AbstractEventLoop, done: C
     """The eval's thread that takes the workers' results off the queue and hands them to its loop,
     until every worker has said it exited or is gone."""
     exited: set[int] = set()
+
+    def hand_over(fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            loop.call_soon_threadsafe(fn, *args)
+        except RuntimeError:  # the eval's loop has closed (it was interrupted): nobody waits for this
+            pass
+
     while True:
         try:
             item = inbox.get(timeout=POLL_S)
@@ -156,14 +163,14 @@ def _read(inbox: Any, procs: list[Any], loop: asyncio.AbstractEventLoop, done: C
             break
         match item:
             case ("result", index, result):
-                loop.call_soon_threadsafe(done, index, result)
+                hand_over(done, index, result)
             case ("exit", pid, error):
                 exited.add(pid)
                 if error:
                     stopped.append(error)
                 if len(exited) == len(procs):
                     break
-    loop.call_soon_threadsafe(lambda: children_done.done() or children_done.set_result(None))
+    hand_over(lambda: children_done.done() or children_done.set_result(None))
 
 
 def _stop(procs: list[Any]) -> None:
@@ -200,7 +207,7 @@ def worker_main(job: Job, value: Any, outbox: Any) -> None:
         asyncio.run(_serve(job, _Counter(value, job.cases), outbox))
     except (KeyboardInterrupt, asyncio.CancelledError):
         pass
-    except Exception as exc:  # noqa: BLE001 - named to the eval's process, which names it per case
+    except Exception as exc:
         error = f"worker {job.number}: {type(exc).__name__}: {exc}"
     outbox.put(("exit", os.getpid(), error))
     outbox.close()
