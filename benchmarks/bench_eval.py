@@ -21,7 +21,8 @@ no time of our own). Reported per row:
 - CPU ms/case: the CPU time of the eval and its workers (start and imports included) per case.
 
     /work/venv/bin/python benchmarks/bench_eval.py [--latency 0.3] [--workers 1 2] [--concurrency 4 16 32]
-    /work/venv/bin/python benchmarks/bench_eval.py --profile   # where one process's CPU goes (cProfile, top 25)
+    /work/venv/bin/python benchmarks/bench_eval.py --profile   # where one process's CPU goes (cProfile)
+    /work/venv/bin/python benchmarks/bench_eval.py --client    # the cost of building a fetch client
 
 The machine's load is printed with the table: the rows of one run are measured side by side.
 """
@@ -124,6 +125,25 @@ def run_span(data: Path) -> float:
     return last - first
 
 
+def client_cost(n: int = 20) -> None:
+    """What a case's HTTP client used to cost: building the fetch client (web/net.make_client) the
+    first time in a process and then again (each one built the certifi SSL contexts anew)."""
+    import asyncio
+
+    from tui_agent.config import Settings
+    from tui_agent.web.net import make_client
+
+    async def build() -> float:
+        t0 = time.perf_counter()
+        async with make_client(Settings()):
+            pass
+        return time.perf_counter() - t0
+
+    first = asyncio.run(build())
+    again = sum(asyncio.run(build()) for _ in range(n)) / n
+    print(f"fetch client: first in a process {first * 1000:.1f} ms, each further one {again * 1000:.2f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.3, help="seconds each model reply is held")
@@ -132,7 +152,10 @@ def main() -> None:
     ap.add_argument("--cases-per-slot", type=int, default=6, help="cases = this × concurrency (at least 32)")
     ap.add_argument("--no-stream", action="store_true", help="run the evals with --no-stream")
     ap.add_argument("--profile", action="store_true", help="profile one in-process eval (workers 1, concurrency 16)")
+    ap.add_argument("--client", action="store_true", help="only time building the fetch client")
     ns = ap.parse_args()
+    if ns.client:
+        return client_cost()
     ctx = multiprocessing.get_context("spawn")
     counters = ctx.Array("i", 3)  # requests, in flight now, most in flight
     parent, child = ctx.Pipe()
