@@ -88,12 +88,12 @@ def test_ctrl_c_stops_every_worker_and_a_rerun_resumes_the_rest_under_their_ids(
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUI_AGENT_")} | isolated_env(tmp_path)
     args = ["eval", path, "--label", "cut", "--workers", "2", "--concurrency", "4", *tool_flags(chat_server, searx_server)]
     proc = subprocess.Popen([sys.executable, "-m", "tui_agent", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True)
     deadline = time.monotonic() + 240
     while len(hung) < 4 or sum(r.status == "ended" for r in eval_sessions(tmp_path, "cut")) < 8:
         assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read() if proc.poll() else hung
         time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)  # to the eval's process alone: it stops its workers itself
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C on a terminal: the eval and its workers all get it
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "interrupted: finished cases are kept" in err and "Traceback" not in err, err
     before = {r.case_id: r for r in eval_sessions(tmp_path, "cut")}

@@ -14,8 +14,9 @@ at most ``concurrency`` workers and one per :data:`MIN_CASES_PER_WORKER` cases; 
 runs in the eval's process alone.
 
 Results come back over a queue to the eval's process, which shows the progress and prints the
-table as before. Ctrl-C (SIGINT, also when sent to the eval's process alone) or SIGTERM stops
-every worker: each cancels its running cases, which stay resumable under their ids; finished
+table as before. Ctrl-C (SIGINT, also when sent to the eval's process alone) stops every worker
+(the eval sends each SIGTERM; a worker starts with SIGINT ignored, so a terminal's Ctrl-C never
+cuts one mid-import): each cancels its running cases, which stay resumable under their ids; finished
 cases are kept. A worker that dies (SIGKILL, out of memory) leaves its unfinished cases to the
 next run of the label, and the table says so for each of them.
 """
@@ -115,8 +116,16 @@ async def run_in_workers(run: "EvalRun", cases: list[Case], workers: int) -> lis
                          args=(Job(k, run.settings, run.label, run.set_path, share, run.replay_label, run.verify,
                                    cases), counter.value, inbox))
              for k, share in enumerate(split[1:], start=2)]
-    for proc in procs:
-        proc.start()
+    # A worker starts with Ctrl-C ignored (a terminal's Ctrl-C reaches the whole process group), so
+    # one still importing is never cut with a traceback; the eval stops its workers itself.
+    main = threading.current_thread() is threading.main_thread()  # only there can signals be set
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        for proc in procs:
+            proc.start()
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
     loop = asyncio.get_running_loop()
     children_done = loop.create_future()
     reader = threading.Thread(target=_read, args=(inbox, procs, loop, done, stopped, children_done),
@@ -174,11 +183,12 @@ def _read(inbox: Any, procs: list[Any], loop: asyncio.AbstractEventLoop, done: C
 
 
 def _stop(procs: list[Any]) -> None:
-    """Ask every live worker to stop (SIGINT: it cancels its cases), then make sure it has."""
+    """Ask every live worker to stop (SIGTERM: it cancels its cases, or ends at once while it is
+    still starting), then make sure it has."""
     alive = [p for p in procs if p.is_alive()]
     for p in alive:
         try:
-            os.kill(p.pid, signal.SIGINT)
+            os.kill(p.pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
     for p in alive:
@@ -200,7 +210,7 @@ def _early_signal(signum: int, frame: Any) -> None:
 def worker_main(job: Job, value: Any, outbox: Any) -> None:
     """A spawned worker: run cases from the shared counter until there are none left, each result
     sent to the eval's process; a signal cancels the running cases (they stay resumable)."""
-    signal.signal(signal.SIGINT, _early_signal)  # until the loop runs (then it cancels the cases)
+    signal.signal(signal.SIGINT, _early_signal)  # until the loop runs (then they cancel the cases)
     signal.signal(signal.SIGTERM, _early_signal)
     error = None
     try:
