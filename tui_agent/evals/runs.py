@@ -138,15 +138,16 @@ class EvalRun:
 
         if "llm" not in self.run_kwargs:
             await asyncio.to_thread(warm_up)  # not in the first case, with every other case waiting on it
-        async with self._shared_client():
-            await asyncio.gather(*(slot() for _ in range(max(1, slots or self.concurrency))))
+        slots = max(1, slots or self.concurrency)
+        async with self._shared_client(slots):
+            await asyncio.gather(*(slot() for _ in range(slots)))
 
-    def _shared_client(self) -> AsyncContextManager[Any]:
+    def _shared_client(self, slots: int) -> AsyncContextManager[Any]:
         if "tools" in self.run_kwargs or "http" in self.run_kwargs:
             return contextlib.nullcontext()
         from tui_agent.web.net import make_client
 
-        client = make_client(self.settings)
+        client = make_client(self.settings, runs=slots)  # each case the connections a run has alone
         self.run_kwargs["http"] = client
 
         @contextlib.asynccontextmanager
