@@ -1,7 +1,7 @@
 """Store cost per eval case, old against new, side by side in one run (issue 17: "eval store cost
 per case halved").
 
-CASES different cases of ``bench_eval.py`` (3 tool calls of ~1,000 tokens, then an answer: 26 events
+CASES different cases of ``bench_eval_overhead.py`` (3 tool calls of ~1,000 tokens, then an answer: 26 events
 each) are recorded once with the current code; then each checkout given appends the same events to
 a fresh database, in a child process whose ``sys.path`` starts at that checkout: ``create_session``
 and one ``Store.append`` per event, as a run does (``batch_steps=True`` where the store has it, as
@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def record(path: Path, cases: int) -> None:
-    """``cases`` different cases of bench_eval (each question, tool argument, source and
+    """``cases`` different cases of bench_eval_overhead (each question, tool argument, source and
     observation its own), run with the store of this checkout; their stored events as JSON."""
     sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
-    import bench_eval as be
+    import bench_eval_overhead as be
     from bench_engine import make_texts
     from tui_agent.agent.runner import Run
     from tui_agent.session.store import Store
@@ -106,7 +106,7 @@ def main() -> None:
         rows.append(("new, one commit per event (TUI, run)", child(ROOT, events_file, args.cases, False)))
         rows.append(("new, one commit per step (eval)", child(ROOT, events_file, args.cases, True)))
     n_events = rows[0][1]["events"]
-    print(f"{args.cases} cases of {n_events:.0f} events each (bench_eval's case); rules compiled before timing\n")
+    print(f"{args.cases} cases of {n_events:.0f} events each (bench_eval_overhead's case); rules compiled before timing\n")
     base = rows[0][1]["ms_case"]
     print(f"{'store':<44} {'ms/case':>8} {'ms/event':>9} {'× first':>8} {'compile ms':>11}")
     for name, r in rows:

@@ -55,7 +55,8 @@ class Run:
         self.state = state
         self.system_prompt = system_prompt
         self.replay = replay
-        # Injected tools (tests, embedders) bring their own HTTP client (``http``), if they need one.
+        # Injected tools (tests, embedders) bring their own HTTP client (``http``), if they need one;
+        # without tools, ``http`` is the client the built-in tools use (else one for this run).
         self.tools = tools
         self.http = http
         self.clock = clock  # the engine's monotonic clock (None: time.monotonic); tests freeze it
@@ -94,7 +95,9 @@ class Run:
             from tui_agent.tools import build_registry
             from tui_agent.web.net import make_client
 
-            tools, client = build_registry(self.settings), make_client(self.settings)
+            # A client given by the caller (an eval shares one across its cases) stays open after the run.
+            tools = build_registry(self.settings)
+            client = contextlib.nullcontext(self.http) if self.http is not None else make_client(self.settings)
         else:
             tools, client = self.tools, contextlib.nullcontext(self.http)
         if self.store is not None and self.state is not None:

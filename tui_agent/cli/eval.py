@@ -1,9 +1,10 @@
 """`tui-agent eval`: regression sets.
 
-  tui-agent eval SET.jsonl --label NAME [--concurrency N] [--system-prompt FILE] [--replay LABEL]
-                 [--verify] [--json] [--router-config FILE] [--rerun-failed] [run flags]
+  tui-agent eval SET.jsonl --label NAME [--concurrency N] [--workers N] [--shard I/N] [--system-prompt FILE]
+                 [--replay LABEL] [--verify] [--json] [--router-config FILE] [--rerun-failed] [run flags]
   tui-agent eval compare LABEL_A LABEL_B [--json] [--strict]
   tui-agent eval list
+  tui-agent eval merge DIR… [--label NAME]
 
 Exit codes: 0 every case with ``expect`` passed (compare: nothing regressed), 1 a case failed
 (compare: a case regressed; with --strict, or a case errored in B), 2 bad usage (a bad line in the set, an unknown label, …).
@@ -43,6 +44,10 @@ def build_run_parser() -> argparse.ArgumentParser:
                    "model_list) to spread calls over several deployments and keys")
     p.add_argument("--rerun-failed", action="store_true", help="with a label run before: also run again the "
                    "cases that ended in format_error or by a limit (model errors and interrupted cases always are)")
+    p.add_argument("--workers", type=int, default=None, help="processes running the cases (default: the number "
+                   "of cores; --concurrency is split across them; at most one per 8 cases)")
+    p.add_argument("--shard", metavar="I/N", help="run only shard I of N of the set (by a stable hash of each case "
+                   "id; gather the shards with: tui-agent eval merge DIR…)")
     add_common(p)
     return p
 
@@ -53,6 +58,8 @@ def main(argv: Sequence[str]) -> int:
         return cmd_compare(argv[1:])
     if argv and argv[0] == "list":
         return cmd_list(argv[1:])
+    if argv and argv[0] == "merge":
+        return cmd_merge(argv[1:])
     return cmd_run(argv)
 
 
@@ -66,10 +73,21 @@ def cmd_run(argv: Sequence[str]) -> int:
     ns = build_run_parser().parse_args(argv)
     if ns.concurrency is not None and ns.concurrency < 1:
         raise UsageError("eval: --concurrency must be 1 or more")
+    if ns.workers is not None and ns.workers < 1:
+        raise UsageError("eval: --workers must be 1 or more")
     try:
         cases = load_cases(Path(ns.set))
     except CaseError as exc:
         raise UsageError(str(exc)) from None
+    whole, shard = cases, None
+    if ns.shard:
+        from tui_agent.evals.shards import ShardError, parse_shard
+
+        try:
+            shard = parse_shard(ns.shard)
+        except ShardError as exc:
+            raise UsageError(f"eval: {exc}") from None
+        cases = shard.select(whole)
     settings = settings_from(ns)
     if ns.router_config:
         from tui_agent.config import ConfigError
@@ -88,12 +106,15 @@ def cmd_run(argv: Sequence[str]) -> int:
     if ns.replay and store.eval_run(ns.replay) is None:
         raise UsageError(f"eval: --replay {ns.replay!r}: no eval run has that label (tui-agent eval list)")
     run = EvalRun(settings, store, ns.label, str(Path(ns.set).resolve()), ns.concurrency or DEFAULT_CONCURRENCY,
-                  replay_label=ns.replay, verify=ns.verify, rerun_failed=ns.rerun_failed)
+                  replay_label=ns.replay, verify=ns.verify, rerun_failed=ns.rerun_failed,
+                  shard=str(shard) if shard else None, set_cases=whole)
     progress = _Progress(len(cases), sys.stderr)
     run.on_done = progress.done
     started = time.monotonic()
+    from tui_agent.evals.workers import default_workers, run_in_workers
+
     try:
-        results = asyncio.run(run.run(cases))
+        results = asyncio.run(run_in_workers(run, cases, ns.workers or default_workers()))
     except KeyboardInterrupt:
         progress.close()
         sys.stderr.write(f"\ninterrupted: finished cases are kept; continue with the same command "
@@ -253,6 +274,28 @@ def comparison_text(cmp: Any, protocols: Sequence[str] = ()) -> str:
               f"auxiliary tokens {t['auxiliary_tokens_a'] or 0:,} → {t['auxiliary_tokens_b'] or 0:,} · "
               f"cost {_cost(t['cost_usd_a'])} → {_cost(t['cost_usd_b'])}"]
     return "\n".join(lines) + "\n"
+
+
+# -- gathering shards -------------------------------------------------------------------------
+
+
+def cmd_merge(argv: Sequence[str]) -> int:
+    from tui_agent.evals.merge import MergeError, merge
+
+    p = CommandParser(prog="tui-agent eval merge", description="Copy the labelled runs (shards) of other data directories "
+                "into this one, for eval compare and eval list.")
+    p.add_argument("dirs", nargs="+", metavar="DIR", help="a data directory where shards ran (or its sessions.sqlite3)")
+    p.add_argument("--label", action="append", help="merge only this label (repeatable; default: every label)")
+    add_common(p)
+    ns = p.parse_args(argv)
+    store = open_store(settings_from(ns))
+    try:
+        merged = merge(store, [Path(d) for d in ns.dirs], ns.label)
+    except MergeError as exc:
+        raise UsageError(str(exc)) from None
+    for line in merged.lines() or ["no eval runs there"]:
+        print(clean(line))
+    return EXIT_OK
 
 
 # -- listing runs -------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Running a regression set: every case a stored session tagged with the run's label and the
-case id, N at a time (asyncio, one process), tool calls approved without asking.
+case id, N at a time (asyncio; in several processes: evals/workers.py), tool calls approved
+without asking. The cases of a run share one HTTP client for their tools.
 
 A label that was used before continues: a case whose session ended keeps its result, one that
 was interrupted or cancelled is resumed, a new one runs. Failures are not results: a case that
@@ -15,10 +16,11 @@ network. Everything a result holds is read from the case session through the one
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, AsyncContextManager, Callable
 
 from tui_agent.config import Settings
 from tui_agent.evals.cases import Case
@@ -57,6 +59,7 @@ class CaseResult:
     needs_review: bool | None = None
     reused: bool = False  # the label had already finished this case
     error: str | None = None  # what failed when the case did not answer (a model error: endpoint and cause)
+    worker: int | None = None  # with --workers: which process ran it (1 is the eval's own)
 
     @property
     def errored(self) -> bool:
@@ -70,6 +73,8 @@ class CaseResult:
         if verify:
             out["unsupported_share"] = self.unsupported_share
             out["needs_review"] = self.needs_review
+        if self.worker is not None:
+            out["worker"] = self.worker
         return out
 
 
@@ -114,29 +119,72 @@ class EvalRun:
     rerun_failed: bool = False  # also run again cases that ended in format_error or by a limit
     on_done: Callable[[CaseResult, int, int], None] | None = None  # (result, finished so far, total)
     run_kwargs: dict[str, Any] = field(default_factory=dict)  # tests and embedders: tools, http
+    workers: int = 1  # processes running the cases (evals/workers.py); recorded in the options
+    shard: str | None = None  # "i/n" when this run is one shard of the set (evals/shards.py)
+    set_cases: list[Case] | None = None  # the whole set, when ``run`` is given one shard of it
     _finished: int = 0
 
     def options(self) -> dict[str, Any]:
         s = self.settings
-        return {"model": s.model, "system_prompt_file": s.system_prompt_file, "replay": self.replay_label,
-                "verify": self.verify, "concurrency": self.concurrency, "protocol": s.protocol}
+        out = {"model": s.model, "system_prompt_file": s.system_prompt_file, "replay": self.replay_label,
+               "verify": self.verify, "concurrency": self.concurrency, "protocol": s.protocol}
+        return out | ({"workers": self.workers} if self.workers > 1 else {}) | ({"shard": self.shard} if self.shard else {})
+
+    def record(self, cases: list[Case]) -> None:
+        """Save the labelled run (the whole set's cases, also when this run is one shard of it)."""
+        self.store.batch_steps = True  # nobody watches a case live: one commit per step (Store docs)
+        whole = self.set_cases if self.set_cases is not None else cases
+        self.store.save_eval_run(self.label, self.set_path, [{"id": c.id, "question": c.question,
+                                                              "expect": c.expect} for c in whole], self.options())
 
     async def run(self, cases: list[Case]) -> list[CaseResult]:
-        self.store.batch_steps = True  # nobody watches a case live: one commit per step (Store docs)
-        self.store.save_eval_run(self.label, self.set_path, [{"id": c.id, "question": c.question,
-                                                              "expect": c.expect} for c in cases], self.options())
-        gate = asyncio.Semaphore(max(1, self.concurrency))
+        self.record(cases)
         self._finished = 0
+        results: list[CaseResult | None] = [None] * len(cases)
+        pending = iter(enumerate(cases))
 
-        async def one(case: Case) -> CaseResult:
-            async with gate:
-                result = await self._case(case)
+        def done(index: int, result: CaseResult) -> None:
+            results[index] = result
             self._finished += 1
             if self.on_done is not None:
                 self.on_done(result, self._finished, len(cases))
-            return result
 
-        return list(await asyncio.gather(*(one(c) for c in cases)))
+        await self.serve(lambda: next(pending, None), done)
+        return [r for r in results if r is not None]
+
+    async def serve(self, take: Callable[[], tuple[int, Case] | None], done: Callable[[int, CaseResult], None],
+                    slots: int | None = None) -> None:
+        """Run cases ``slots`` (default ``concurrency``) at a time, each slot taking the next (index,
+        case) from ``take`` until it gives None, all sharing one HTTP client (unless the caller
+        brought tools or a client)."""
+
+        async def slot() -> None:
+            while (item := take()) is not None:
+                done(item[0], await self._case(item[1]))
+
+        if "llm" not in self.run_kwargs:
+            await asyncio.to_thread(warm_up)  # not in the first case, with every other case waiting on it
+        slots = max(1, slots or self.concurrency)
+        async with self._shared_client(slots):
+            await asyncio.gather(*(slot() for _ in range(slots)))
+
+    def _shared_client(self, slots: int) -> AsyncContextManager[Any]:
+        if "tools" in self.run_kwargs or "http" in self.run_kwargs:
+            return contextlib.nullcontext()
+        from tui_agent.web.net import make_client
+
+        client = make_client(self.settings, runs=slots)  # each case the connections a run has alone
+        self.run_kwargs["http"] = client
+
+        @contextlib.asynccontextmanager
+        async def held():
+            try:
+                async with client:
+                    yield client
+            finally:
+                self.run_kwargs.pop("http", None)
+
+        return held()
 
     async def _case(self, case: Case) -> CaseResult:
         from tui_agent.agent.runner import Run
@@ -197,6 +245,17 @@ class EvalRun:
 
         recorded = self.store.eval_sessions(self.replay_label).get(case.id)
         return Replayer(fold(self.store.events(recorded.id))) if recorded is not None else None
+
+
+def warm_up() -> None:
+    """What every case needs and the first one would otherwise load on the event loop: litellm
+    (seconds of imports), the tokenizer, the tools and the fetch client's modules."""
+    import tui_agent.tools
+    import tui_agent.web.net  # noqa: F401 - loaded here, not by the first case
+    from tui_agent.model import llm, tokens
+
+    llm.litellm()
+    tokens.encoder()
 
 
 def _slug(case_id: str, limit: int = 24) -> str:

@@ -97,16 +97,20 @@ CLIENT_LIMITS = httpx.Limits(max_connections=20, max_keepalive_connections=10)
 """Connections of the run's client (per pool: pinned fetches and other requests)."""
 
 
-def make_client(settings: "Settings") -> httpx.AsyncClient:
-    """The HTTP client of one run: browser-like headers, no automatic redirects, HTTP/1.1, and
+def make_client(settings: "Settings", runs: int = 1) -> httpx.AsyncClient:
+    """The HTTP client of one run (or of ``runs`` runs at once sharing it, each with the
+    connections of one): browser-like headers, no automatic redirects, HTTP/1.1, and
     the pinned transport (:class:`~tui_agent.web.transport.GuardedTransport`), which connects a
     fetched URL to the addresses its guard check approved. No environment proxies (see there)."""
+    limits = CLIENT_LIMITS if runs <= 1 else httpx.Limits(
+        max_connections=CLIENT_LIMITS.max_connections * runs,
+        max_keepalive_connections=CLIENT_LIMITS.max_keepalive_connections * runs)
     return httpx.AsyncClient(
         follow_redirects=False,
         http2=False,
         headers=DEFAULT_HEADERS,
         timeout=_timeout(settings),
-        transport=GuardedTransport(CLIENT_LIMITS),
+        transport=GuardedTransport(limits),
     )
 
 

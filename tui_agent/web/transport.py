@@ -22,11 +22,18 @@ while :func:`net.fetch` wants to read them and refuse them by name.
 
 Environment proxies (``HTTP(S)_PROXY``) are not used by this client: a proxy resolves names
 itself, which no pin can cover. ``SSL_CERT_FILE``/``SSL_CERT_DIR`` are honoured.
+
+One SSL context serves every client of a process (:func:`ssl_context`): building one loads the
+certifi bundle (~20 ms of CPU), and a client holds two pools, so a client per run used to cost
+three of them. The context is built again only when ``SSL_CERT_FILE``/``SSL_CERT_DIR`` change.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
+import os
+import ssl
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -121,14 +128,25 @@ def interleaved(addresses: tuple[str, ...]) -> list[str]:
     return out
 
 
+def ssl_context() -> ssl.SSLContext:
+    """The process's SSL context for fetches (certifi, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``)."""
+    return _ssl_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _ssl_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context(trust_env=True)  # reads the same two variables
+
+
 class _PinnedHTTPTransport(httpx.AsyncHTTPTransport):
     def __init__(self, *, limits: httpx.Limits, backend: httpcore.AsyncNetworkBackend) -> None:
-        super().__init__(limits=limits, http2=False)
+        context = ssl_context()
+        super().__init__(limits=limits, http2=False, verify=context)
         # httpx builds its pool without a way to choose the network backend: the same pool is
         # built again with the pinned one (httpx 0.28 keeps it in ``_pool``; a test checks it)
         assert isinstance(self._pool, httpcore.AsyncConnectionPool)
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=True),
+            ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -144,7 +162,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     def __init__(self, limits: httpx.Limits, backend: httpcore.AsyncNetworkBackend | None = None) -> None:
         self.backend = backend or PinnedBackend()
         self._pinned = _PinnedHTTPTransport(limits=limits, backend=self.backend)
-        self._direct = httpx.AsyncHTTPTransport(limits=limits, http2=False)
+        self._direct = httpx.AsyncHTTPTransport(limits=limits, http2=False, verify=ssl_context())
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         pin = request.extensions.get(PIN)
