@@ -83,7 +83,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 def tmux(*args: str, check: bool = True) -> str:
-    proc = subprocess.run(["tmux", *args], capture_output=True, text=True)
+    # A server of our own (-L): its sessions get this process's environment (PYTHONPATH included),
+    # whatever other tmux servers run on the machine.
+    proc = subprocess.run(["tmux", "-L", TMUX, *args], capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise RuntimeError(proc.stderr)
     return proc.stdout
@@ -109,7 +111,8 @@ def tmux_first_frame(command: str, marker: str, size=(120, 40), timeout: float =
 
 def tui_command(question: str, api_base: str, data: Path, extra: str = "") -> str:
     binary = shutil.which("tui-agent", path=str(Path(PY).parent)) or "tui-agent"
-    env = f"TUI_AGENT_CONFIG_DIR={shlex.quote(str(data / 'config'))} OPENAI_API_KEY=bench"
+    env = (f"TUI_AGENT_CONFIG_DIR={shlex.quote(str(data / 'config'))} OPENAI_API_KEY=bench "
+           f"PYTHONPATH={shlex.quote(str(ROOT))}")  # this checkout's code, whichever is installed
     return (f"env {env} {shlex.quote(binary)} {shlex.quote(question)} --model openai/test-model "
             f"--api-base {api_base} --data-dir {shlex.quote(str(data / 'db'))} --context-window 10000000 "
             f"--answer-reserve 4000 --no-extract {extra}")

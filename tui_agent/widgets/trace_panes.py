@@ -2,7 +2,11 @@
 
 ``StreamingText`` is built for fast streams: it keeps wrapped lines and re-wraps only the last
 line of text when more arrives, so appending is proportional to the new text, not to all of it.
-It follows new text only when the view is already at the bottom.
+It follows new text only when the view is already at the bottom, and it follows by half pages:
+when the text reaches the bottom of the view, the view jumps so that the newest line is in its
+middle, with blank room below. Between jumps an append repaints only the lines it changed (the
+view does not move and the scrollbar does not change), so a frame while a reply streams costs a
+line or two, not the whole pane and its scrollbar.
 
 The Markdown panes are replaced as a whole when the step shown changes; replacements are
 debounced so moving quickly through steps renders only the step the user stops at. A streamed
@@ -90,6 +94,7 @@ class StreamingText(ScrollView, can_focus=True):
         self._vis: list[str] = []
         self._last_start = 0  # index in _vis of the first visual line of the last text line
         self._wrap_width = 0
+        self._floor = 0  # the scrollable height kept while following (blank room below the text)
         if text:
             self._lines = text.split("\n")
 
@@ -102,6 +107,7 @@ class StreamingText(ScrollView, can_focus=True):
         if text == self.text:
             return
         self._lines = text.split("\n")
+        self._floor = 0
         self._rewrap_all()
         self.scroll_home(animate=False)
 
@@ -114,18 +120,34 @@ class StreamingText(ScrollView, can_focus=True):
         self._lines.extend(parts[1:])
         width = self._width()
         if width != self._wrap_width or not self._vis:
+            self._floor = 0
             self._rewrap_all()
-        else:
-            # Greedy wrapping never changes earlier visual lines: re-wrap only the last one.
-            tail = self._vis.pop() + parts[0]
-            self._vis.extend(wrap_line(tail, width))
-            for line in parts[1:]:
-                self._last_start = len(self._vis)
-                self._vis.extend(wrap_line(line, width))
+            if follow:
+                self.scroll_end(animate=False)
+            return
+        # Greedy wrapping never changes earlier visual lines: re-wrap only the last one.
+        changed = len(self._vis) - 1
+        tail = self._vis.pop() + parts[0]
+        self._vis.extend(wrap_line(tail, width))
+        for line in parts[1:]:
+            self._last_start = len(self._vis)
+            self._vis.extend(wrap_line(line, width))
+        height = self.scrollable_content_region.height
+        last = len(self._vis) - 1
+        if follow and (height <= 1 or not self.is_mounted):
             self._fix_virtual_size()
-        if follow:
             self.scroll_end(animate=False)
-        self.refresh()
+            self.refresh()
+        elif follow and last >= self.scroll_offset.y + height:
+            # The text reached the bottom of the view: jump half a page (the whole view repaints once).
+            top = last - height // 2
+            self._floor = top + height
+            self._fix_virtual_size()
+            self.scroll_to(y=top, animate=False, force=True)  # forced: the scrollbar may not be laid out yet
+            self.refresh()
+        else:
+            self._fix_virtual_size()
+            self.refresh_lines(changed, len(self._vis) - changed)  # only what changed; the view stays
 
     # -- layout -------------------------------------------------------------------------------
     def _width(self) -> int:
@@ -143,7 +165,7 @@ class StreamingText(ScrollView, can_focus=True):
         self.refresh()
 
     def _fix_virtual_size(self) -> None:
-        size = Size(self._wrap_width, len(self._vis))
+        size = Size(self._wrap_width, max(len(self._vis), self._floor))
         old = self.virtual_size
         if size == old:
             return
@@ -160,6 +182,7 @@ class StreamingText(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         if self._width() != self._wrap_width:
             follow = self.is_vertical_scroll_end
+            self._floor = 0
             self._rewrap_all()
             if follow:
                 self.scroll_end(animate=False)
