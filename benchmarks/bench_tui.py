@@ -212,7 +212,7 @@ def bench_keys_tmux(presses: int, tmp: Path, tokens_per_s: int = TOKENS_PER_S) -
         tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
              tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
         try:
-            deadline = time.time() + 30
+            deadline = time.time() + START_TIMEOUT_S
             while "streaming thoughts" not in capture():
                 if time.time() > deadline:
                     raise TimeoutError(capture())
@@ -243,6 +243,8 @@ MinimalKeys().run()
 """
 
 ANSWER_TOKENS_PER_S = 500
+# How long the app may take to show the stream (litellm imports slowly on a loaded machine), seconds.
+START_TIMEOUT_S = 180
 
 
 def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S):
@@ -288,7 +290,7 @@ def bench_keys_answer_vs_minimal(presses: int, tmp: Path) -> list[tuple[str, str
     tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
          f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_KEYS_APP)}; sleep 60")
     try:
-        deadline = time.time() + 30
+        deadline = time.time() + START_TIMEOUT_S
         while "minimal" not in capture():
             if time.time() > deadline:
                 raise TimeoutError(capture())
@@ -302,7 +304,7 @@ def bench_keys_answer_vs_minimal(presses: int, tmp: Path) -> list[tuple[str, str
         tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
              tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
         try:
-            deadline = time.time() + 30
+            deadline = time.time() + START_TIMEOUT_S
             while "Answer (arriving" not in capture():
                 if time.time() > deadline:
                     raise TimeoutError(capture())

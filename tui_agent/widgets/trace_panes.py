@@ -2,9 +2,9 @@
 
 ``StreamingText`` is built for fast streams: it keeps wrapped lines and re-wraps only the last
 line of text when more arrives, so appending is proportional to the new text, not to all of it.
-It follows new text only when the view is already at the bottom, and it follows by half pages:
-when the text reaches the bottom of the view, the view jumps so that the newest line is in its
-middle, with blank room below. Between jumps an append repaints only the lines it changed (the
+It follows new text only when the view is already at the bottom, and it follows by jumps: when
+the text reaches the bottom of the view, the view jumps so that the newest line is a third of the
+way down, with blank room below. Between jumps an append repaints only the lines it changed (the
 view does not move and the scrollbar does not change), so a frame while a reply streams costs a
 line or two, not the whole pane and its scrollbar.
 
@@ -25,6 +25,8 @@ from textual.strip import Strip
 
 # Delay before a Markdown pane renders replaced content (seconds).
 MARKDOWN_DEBOUNCE_S = 0.03
+# What part of the view a followed stream leaves blank below its newest line when it jumps.
+FOLLOW_ROOM = 2 / 3
 
 
 def wrap_line(line: str, width: int) -> list[str]:
@@ -139,8 +141,8 @@ class StreamingText(ScrollView, can_focus=True):
             self.scroll_end(animate=False)
             self.refresh()
         elif follow and last >= self.scroll_offset.y + height:
-            # The text reached the bottom of the view: jump half a page (the whole view repaints once).
-            top = last - height // 2
+            # The text reached the bottom of the view: jump (the whole view repaints, once per FOLLOW_ROOM).
+            top = last - int(height * (1 - FOLLOW_ROOM))
             self._floor = top + height
             self._fix_virtual_size()
             self.scroll_to(y=top, animate=False, force=True)  # forced: the scrollbar may not be laid out yet
@@ -188,14 +190,17 @@ class StreamingText(ScrollView, can_focus=True):
                 self.scroll_end(animate=False)
 
     def render_lines(self, crop):
-        # The widget's style, worked out once per render: ``rich_style`` walks the ancestors, and
-        # per line it cost more than the lines themselves while a long reply streamed.
-        self._line_style = self.rich_style
+        # The widget's style, worked out at most once per render and only when a line is drawn:
+        # ``rich_style`` walks the ancestors (its cache is cleared by every refresh), and most
+        # renders while a reply streams draw no line of their own or one or two.
+        self._line_style = None
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
-        style = getattr(self, "_line_style", None) or self.rich_style
+        style = getattr(self, "_line_style", None)
+        if style is None:
+            style = self._line_style = self.rich_style
         index = y + self.scroll_offset.y
         if not self._vis or (len(self._vis) == 1 and not self._vis[0]):
             if y == 0 and self.placeholder:
