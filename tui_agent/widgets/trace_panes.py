@@ -97,6 +97,8 @@ class StreamingText(ScrollView, can_focus=True):
         self._last_start = 0  # index in _vis of the first visual line of the last text line
         self._wrap_width = 0
         self._floor = 0  # the scrollable height kept while following (blank room below the text)
+        self._follow = True  # new text is followed (the reader has not scrolled away from the end)
+        self._own_y = 0  # the scroll offset as this widget last left it
         if text:
             self._lines = text.split("\n")
 
@@ -110,13 +112,24 @@ class StreamingText(ScrollView, can_focus=True):
             return
         self._lines = text.split("\n")
         self._floor = 0
+        self._follow, self._own_y = True, 0
         self._rewrap_all()
         self.scroll_home(animate=False)
+
+    def _following(self) -> bool:
+        """Whether new text is followed. Decided when the offset moved since this widget last set it
+        (the reader scrolled, or a scroll to the end was carried out): following if it is at the end.
+        Kept otherwise, so a scroll still pending or a re-wrap does not stop the following."""
+        y = self.scroll_offset.y
+        if y != self._own_y:
+            self._own_y = y
+            self._follow = self.is_vertical_scroll_end
+        return self._follow
 
     def append(self, text: str) -> None:
         if not text:
             return
-        follow = self.is_vertical_scroll_end
+        follow = self._following()
         parts = text.split("\n")
         self._lines[-1] += parts[0]
         self._lines.extend(parts[1:])
@@ -146,6 +159,7 @@ class StreamingText(ScrollView, can_focus=True):
             self._floor = top + height
             self._fix_virtual_size()
             self.scroll_to(y=top, animate=False, force=True)  # forced: the scrollbar may not be laid out yet
+            self._own_y = self.scroll_offset.y
             self.refresh()
         else:
             self._fix_virtual_size()
@@ -176,10 +190,10 @@ class StreamingText(ScrollView, can_focus=True):
             self.virtual_size = size  # the scrollbar appears or goes: the screen is laid out again
             return
         # Only taller (text streams in): the scrollbar's range changes, nothing else on the screen
-        # moves, so no layout of the whole screen (setting ``virtual_size`` would do one per batch).
+        # moves, so no layout of the whole screen (setting ``virtual_size`` would do one per batch),
+        # and no repaint of the text (the caller repaints what changed).
         self.set_reactive(ScrollView.virtual_size, size)
         self._scroll_update(size)
-        self.refresh()
 
     def on_resize(self) -> None:
         if self._width() != self._wrap_width:
