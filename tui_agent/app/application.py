@@ -1,8 +1,8 @@
 """The Textual app: one research run at a time, watched and steered live.
 
 Design (harlequin's rule): the engine runs in a Textual thread worker, on an asyncio loop of its
-own (``RunController.run_engine``), and never touches a widget. Its events reach the UI only as messages posted to the app
-(``bridge.EventBridge``: stream deltas batched every ``STREAM_FLUSH_S``); approvals arrive as
+own (``RunController.engine``), and never touches a widget. Its events reach the UI only as
+messages posted to the app (``bridge.EventBridge``: stream deltas batched every ``STREAM_FLUSH_S``); approvals arrive as
 ``ApprovalAsked`` carrying the request whose future the UI resolves; the breakpoint hook posts
 ``BreakpointHit`` with a future the prompt inspector resolves.
 

@@ -2,7 +2,7 @@
 breakpoint pause, auto mode and the run's elapsed time. Held by ``ResearchApp`` (``app.control``);
 it posts messages and resolves futures, and never touches a widget.
 
-The engine runs on a thread of its own with its own asyncio loop (``run_engine``, a Textual thread
+The engine runs on a thread of its own with its own asyncio loop (``engine``, a Textual thread
 worker), so its model stream (litellm's per-chunk work) never holds up the app's loop, where keys
 are read and the screen is drawn. Everything between the two loops crosses thread-safely: events
 and requests are posted (``post_message``), futures are resolved with ``bridge.resolve``, and the
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from textual.message import Message
 
+from tui_agent.agent.run_control import call_in_loop
 from tui_agent.app.bridge import BreakpointHit, BreakpointReleased, RunFinished, resolve
 from tui_agent.app.phases import warm_up
-from tui_agent.agent.run_control import call_in_loop
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
@@ -99,7 +99,7 @@ class RunController:
     async def drive(self, question: str, settings: Settings, resume_id: str | None, *, run_kwargs: dict[str, Any],
                     listener: Callable[[Any], None], open_store: Callable[[Settings], Any],
                     note: Callable[[str | None], None], use_settings: Callable[[Settings], None]) -> None:
-        """The engine's coroutine, on the engine's own loop (``run_engine``). It talks to the UI only by
+        """The engine's coroutine, on the engine's own loop (``engine``). It talks to the UI only by
         posting messages (``listener`` is the event bridge; ``note`` posts what the header says)."""
         self._engine_loop, self._engine_task = asyncio.get_running_loop(), asyncio.current_task()
         if self._stopping:  # the app closed before this thread started
