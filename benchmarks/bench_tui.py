@@ -468,6 +468,10 @@ def main() -> int:
                          f"trimmed +{trimmed - base:.0f} MB", "what the TUI does not own"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if use_tmux:  # the server of our own is gone with its last session; its socket file stays
+            sock = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / TMUX
+            tmux("kill-server", check=False)
+            sock.unlink(missing_ok=True)
     widths = [max(len(r[i]) for r in rows + [("measure", "tui-agent", "baseline", "result")]) for i in range(4)]
     header = ("measure", "tui-agent", "baseline", "result")
     print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))
