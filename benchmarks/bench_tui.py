@@ -83,7 +83,9 @@ def pct(values: list[float], q: float) -> float:
 
 
 def tmux(*args: str, check: bool = True) -> str:
-    proc = subprocess.run(["tmux", *args], capture_output=True, text=True)
+    # A server of our own (-L): its sessions get this process's environment (PYTHONPATH included),
+    # whatever other tmux servers run on the machine.
+    proc = subprocess.run(["tmux", "-L", TMUX, *args], capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise RuntimeError(proc.stderr)
     return proc.stdout
@@ -109,7 +111,8 @@ def tmux_first_frame(command: str, marker: str, size=(120, 40), timeout: float =
 
 def tui_command(question: str, api_base: str, data: Path, extra: str = "") -> str:
     binary = shutil.which("tui-agent", path=str(Path(PY).parent)) or "tui-agent"
-    env = f"TUI_AGENT_CONFIG_DIR={shlex.quote(str(data / 'config'))} OPENAI_API_KEY=bench"
+    env = (f"TUI_AGENT_CONFIG_DIR={shlex.quote(str(data / 'config'))} OPENAI_API_KEY=bench "
+           f"PYTHONPATH={shlex.quote(str(ROOT))}")  # this checkout's code, whichever is installed
     return (f"env {env} {shlex.quote(binary)} {shlex.quote(question)} --model openai/test-model "
             f"--api-base {api_base} --data-dir {shlex.quote(str(data / 'db'))} --context-window 10000000 "
             f"--answer-reserve 4000 --no-extract {extra}")
@@ -209,7 +212,7 @@ def bench_keys_tmux(presses: int, tmp: Path, tokens_per_s: int = TOKENS_PER_S) -
         tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
              tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
         try:
-            deadline = time.time() + 30
+            deadline = time.time() + START_TIMEOUT_S
             while "streaming thoughts" not in capture():
                 if time.time() > deadline:
                     raise TimeoutError(capture())
@@ -240,6 +243,8 @@ MinimalKeys().run()
 """
 
 ANSWER_TOKENS_PER_S = 500
+# How long the app may take to show the stream (litellm imports slowly on a loaded machine), seconds.
+START_TIMEOUT_S = 180
 
 
 def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S):
@@ -285,7 +290,7 @@ def bench_keys_answer_vs_minimal(presses: int, tmp: Path) -> list[tuple[str, str
     tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
          f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_KEYS_APP)}; sleep 60")
     try:
-        deadline = time.time() + 30
+        deadline = time.time() + START_TIMEOUT_S
         while "minimal" not in capture():
             if time.time() > deadline:
                 raise TimeoutError(capture())
@@ -299,7 +304,7 @@ def bench_keys_answer_vs_minimal(presses: int, tmp: Path) -> list[tuple[str, str
         tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
              tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
         try:
-            deadline = time.time() + 30
+            deadline = time.time() + START_TIMEOUT_S
             while "Answer (arriving" not in capture():
                 if time.time() > deadline:
                     raise TimeoutError(capture())
@@ -463,6 +468,10 @@ def main() -> int:
                          f"trimmed +{trimmed - base:.0f} MB", "what the TUI does not own"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if use_tmux:  # the server of our own is gone with its last session; its socket file stays
+            sock = Path(os.environ.get("TMUX_TMPDIR", "/tmp")) / f"tmux-{os.getuid()}" / TMUX
+            tmux("kill-server", check=False)
+            sock.unlink(missing_ok=True)
     widths = [max(len(r[i]) for r in rows + [("measure", "tui-agent", "baseline", "result")]) for i in range(4)]
     header = ("measure", "tui-agent", "baseline", "result")
     print(" | ".join(h.ljust(w) for h, w in zip(header, widths)))

@@ -32,3 +32,82 @@ async def test_a_streamed_answer_grows_as_text_and_is_rendered_as_markdown_once_
         await wait_until(pilot, lambda: bool(pane.query(MarkdownBlock)), what="the answer rendered as Markdown")
         assert not live.display and pane.query_one(Markdown).display
         assert app.session.answer is not None and pane.text.strip()
+
+
+async def test_a_key_is_answered_while_the_engine_loop_is_busy(chat_server, tmp_path):
+    """The engine (litellm's per-chunk work included) runs on a loop of its own: while that loop is
+    blocked, a key still changes the screen. (On one shared loop the key waited for it.)"""
+    import threading
+    import time
+
+    chat_server.script(Reply(f"<answer>{BODY * 2}</answer>", chunk_size=16, chunk_delay_s=0.02))
+    app, _ = make_app(chat_server, tmp_path, auto_approve=True, model_timeout_s=60)  # the hold is no timeout
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.session.ended is None and len(app.session.steps.get(1).live_answer
+                                                                        if 1 in app.session.steps else "") > 100,
+                         what="the answer arriving")
+        loop = app.control._engine_loop
+        assert loop is not None
+        blocked, released = threading.Event(), threading.Event()
+
+        def hold() -> None:  # the engine's loop does nothing else for a while
+            blocked.set()
+            time.sleep(5)
+            released.set()
+
+        loop.call_soon_threadsafe(hold)
+        await wait_until(pilot, blocked.is_set, what="the engine's loop blocked")
+        before = app.main.header.auto
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.main.header.auto != before or released.is_set(), what="the key")
+        assert app.main.header.auto != before and not released.is_set()
+        await wait_until(pilot, released.is_set, what="the engine's loop free again")
+        await wait_until(pilot, lambda: app.auto_on() != before, what="the engine taking the key")
+        assert app.main.header.auto != before  # the engine's own state agrees with what the key showed
+        await wait_ended(pilot, app)
+        # Nothing of the streamed reply was lost on the way between the two loops.
+        assert app.session.steps[1].live_answer == BODY * 2
+
+
+async def test_following_a_stream_repaints_only_the_lines_that_changed(chat_server, tmp_path):
+    """An append to a followed pane repaints the changed lines, not the whole view; when the text
+    reaches the bottom the view jumps by half a page, so the newest line stays in view."""
+    from textual.app import App, ComposeResult
+
+    class One(App):
+        def compose(self) -> ComposeResult:
+            yield StreamingText(id="t")
+
+    app = One()
+    async with app.run_test(size=(60, 20)) as pilot:
+        text = app.query_one(StreamingText)
+        rendered: list[int] = []
+        original = text.render_line
+        text.render_line = lambda y: (rendered.append(y), original(y))[1]  # type: ignore[method-assign]
+        height = text.scrollable_content_region.height
+        received = ""
+        for i in range(height * 3):
+            piece = f"line {i} of the stream, words enough to wrap once in a while\n"
+            received += piece
+            rendered.clear()
+            text.append(piece)
+            await pilot.pause()
+            last = len(text._vis) - 1
+            top = text.scroll_offset.y
+            assert top <= last < top + height, "the newest line is in view"
+            assert len(rendered) <= 3 or len(rendered) >= height - 1  # a line or two, or one jump
+        assert text.text == received
+        cheap = 0
+        for i in range(height):
+            rendered.clear()
+            text.append(f"more {i} ")
+            await pilot.pause()
+            cheap += len(rendered) <= 2
+        assert cheap == height  # words on the same line: never the whole view
+
+        # Scrolled up by the reader: nothing moves under them, and the view stays put.
+        text.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        text.append("\nlate line\n")
+        await pilot.pause()
+        assert text.scroll_offset.y == 0 and text.text.endswith("late line\n")

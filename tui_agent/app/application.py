@@ -1,8 +1,8 @@
 """The Textual app: one research run at a time, watched and steered live.
 
-Design (harlequin's rule): the engine runs in a Textual worker (async, on the app's loop) and
-never touches a widget. Its events reach the UI only as messages posted to the app
-(``bridge.EventBridge``: stream deltas batched every ``STREAM_FLUSH_S``); approvals arrive as
+Design (harlequin's rule): the engine runs in a Textual thread worker, on an asyncio loop of its
+own (``RunController.engine``), and never touches a widget. Its events reach the UI only as
+messages posted to the app (``bridge.EventBridge``: stream deltas batched every ``STREAM_FLUSH_S``); approvals arrive as
 ``ApprovalAsked`` carrying the request whose future the UI resolves; the breakpoint hook posts
 ``BreakpointHit`` with a future the prompt inspector resolves.
 
@@ -207,15 +207,21 @@ class ResearchApp(App[int]):
         self.flows.start_run(question, settings, resume_id=resume_id)
 
     def use_settings(self, settings: Settings) -> None:
-        self.settings = settings  # a resumed session's own settings
+        """A resumed session's own settings (posted: called from the engine's thread)."""
+        self.call_later(setattr, self, "settings", settings)
 
     def note(self, text: str | None) -> None:
-        """What the header says while a run starts (posted: safe from the worker)."""
-        self.starting_note = text
-        self.call_later(lambda: self.main is not None and self.main.is_mounted and self.main.update_header())
+        """What the header says while a run starts (posted: called from the engine's thread)."""
+        def show() -> None:
+            self.starting_note = text
+            if self.main is not None and self.main.is_mounted:
+                self.main.update_header()
 
-    def on_unmount(self) -> None:
-        self.control.cancel_engine()  # never leave the engine running behind a closed app
+        self.call_later(show)
+
+    async def on_unmount(self) -> None:
+        # Never leave the engine running behind a closed app: it records its cancellation first.
+        await self.control.stop_engine()
 
     def _stopped_by(self, name: str) -> None:
         """SIGTERM or SIGHUP (the terminal closed): mark the session interrupted, stop, leave."""
@@ -273,9 +279,12 @@ class ResearchApp(App[int]):
         self.control.retrying = False
         before = self.session.status
         pieces = fold.stream(self.session, message.step, message.text, message.reasoning)
-        self.main.on_stream(message.step, pieces)
-        if self.session.status != before:
-            self.main.update_header()
+        try:
+            self.main.on_stream(message.step, pieces)
+            if self.session.status != before:
+                self.main.update_header()
+        except NoMatches:  # the app is closing and its widgets are gone; the state is kept
+            pass
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         req = message.request

@@ -2,6 +2,12 @@
 breakpoint pause, auto mode and the run's elapsed time. Held by ``ResearchApp`` (``app.control``);
 it posts messages and resolves futures, and never touches a widget.
 
+The engine runs on a thread of its own with its own asyncio loop (``engine``, a Textual thread
+worker), so its model stream (litellm's per-chunk work) never holds up the app's loop, where keys
+are read and the screen is drawn. Everything between the two loops crosses thread-safely: events
+and requests are posted (``post_message``), futures are resolved with ``bridge.resolve``, and the
+engine is steered through its thread-safe methods or ``call_in_loop``.
+
 Its inputs are declared: ``post`` (the app's thread-safe ``post_message``) and ``breakpoint_on``
 (whether every model call pauses)."""
 
@@ -10,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from textual.message import Message
 
+from tui_agent.agent.run_control import call_in_loop
 from tui_agent.app.bridge import BreakpointHit, BreakpointReleased, RunFinished, resolve
 from tui_agent.app.phases import warm_up
 
@@ -22,6 +30,12 @@ if TYPE_CHECKING:
     from tui_agent.session.fold import SessionState
 
 LOADING = "loading model library…"
+# How long closing the app waits for a cancelled engine to record its cancellation (seconds).
+ENGINE_STOP_S = 5.0
+ENGINE_POLL_S = 0.02
+# The cyclic garbage collector's thresholds in the TUI once the engine's libraries are loaded
+# (Python's defaults are 700, 10, 10): objects freed by reference counting are unaffected.
+GC_THRESHOLDS = (20_000, 50, 100)
 
 
 def approve(arguments: Any, **kw: Any) -> Any:
@@ -44,10 +58,13 @@ class RunController:
         self.retrying = False  # the model call is being retried
         self.pause_next = False  # the inspector's "one step": pause before the next call too
         self.auto_wanted: bool | None = None  # y pressed before the engine existed
+        self.auto_asked: bool | None = None  # y pressed, not yet taken by the engine's loop
         self.begun = False  # the run has started (its approval policy is in the session's state)
         self.elapsed = 0.0
         self._engine_loop: asyncio.AbstractEventLoop | None = None
         self._engine_task: asyncio.Task | None = None
+        self._engine_done: threading.Event | None = None  # set when the engine's thread is over
+        self._stopping = False
 
     def reset(self, elapsed: float) -> None:
         """A new run (or a resumed one, ``elapsed`` seconds in)."""
@@ -56,24 +73,49 @@ class RunController:
 
         self.pending = self.paused = self.research = None
         self.pause_next = self.retrying = self.begun = False
+        self.auto_asked = None
         self.elapsed = elapsed
         self.approver = FutureApprover(lambda req: self.post(ApprovalAsked(req)))
 
     # -- the engine's task ---------------------------------------------------------------------
+    def engine(self, question: str, settings: Settings, resume_id: str | None, **kw: Any) -> Callable[[], None]:
+        """The engine's thread for a new run (for a Textual thread worker): ``drive`` on an asyncio loop
+        of its own. From here on ``stop_engine`` waits for it, even before the thread has started."""
+        done = self._engine_done = threading.Event()
+        self._stopping = False
+
+        def run() -> None:
+            try:
+                if not self._stopping:
+                    asyncio.run(self.drive(question, settings, resume_id, **kw))
+            except asyncio.CancelledError:
+                pass  # cancelled by the app (quit, closing): the run recorded its termination
+            finally:
+                if self._engine_done is done:  # not a newer run's
+                    self._engine_loop = self._engine_task = None
+                done.set()
+
+        return run
+
     async def drive(self, question: str, settings: Settings, resume_id: str | None, *, run_kwargs: dict[str, Any],
                     listener: Callable[[Any], None], open_store: Callable[[Settings], Any],
                     note: Callable[[str | None], None], use_settings: Callable[[Settings], None]) -> None:
-        """The engine's worker (an async worker on the app loop). It talks to the UI only by
-        posting messages (``listener`` is the event bridge; ``note`` posts what the header says);
-        the imports that take seconds (litellm) happen in a thread."""
+        """The engine's coroutine, on the engine's own loop (``engine``). It talks to the UI only by
+        posting messages (``listener`` is the event bridge; ``note`` posts what the header says)."""
         self._engine_loop, self._engine_task = asyncio.get_running_loop(), asyncio.current_task()
+        if self._stopping:  # the app closed before this thread started
+            return
         try:
             note(LOADING)
-            await asyncio.to_thread(warm_up)
+            await asyncio.to_thread(warm_up)  # in a thread still: a cancellation need not wait for it
             note(None)
             # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
             # full collections, which otherwise stall the UI for hundreds of milliseconds.
             gc.freeze()
+            # And collect rarely: while a long reply streams, litellm's per-chunk objects and the
+            # screen's strips made the collector run hundreds of times in 8 s, full collections
+            # stalling both threads 50-100 ms each (measured; key p95 in tmux about halved).
+            gc.set_threshold(*GC_THRESHOLDS)
             from tui_agent.config import Settings
             from tui_agent.agent.runner import Run
 
@@ -103,12 +145,24 @@ class RunController:
             self.post(RunFinished(None, f"{type(exc).__name__}: {exc}"))
             return
         finally:
-            self._engine_task = None
             note(None)
         self.post(RunFinished(result))
 
+    async def stop_engine(self, timeout: float = ENGINE_STOP_S) -> bool:
+        """Cancel the engine and wait (at most ``timeout`` seconds) until its thread is done; True if it is."""
+        self.cancel_engine()
+        done = self._engine_done
+        deadline = asyncio.get_running_loop().time() + timeout
+        while done is not None and not done.is_set():
+            if asyncio.get_running_loop().time() > deadline:
+                return False
+            await asyncio.sleep(ENGINE_POLL_S)
+        return True
+
     def cancel_engine(self) -> None:
-        """Cancel the running engine (thread-safe); it records the ``cancelled`` termination."""
+        """Cancel the running engine (thread-safe); it records the ``cancelled`` termination. An engine
+        whose thread has not started yet never starts."""
+        self._stopping = True
         loop, task = self._engine_loop, self._engine_task
         if loop is not None and task is not None and not loop.is_closed():
             try:
@@ -131,8 +185,9 @@ class RunController:
 
     def interrupt(self, name: str, store: Any, session_id: str) -> None:
         """A signal stops the run: the session is marked interrupted (by the run, else in the store)."""
-        if self.research is not None:
-            self.research.interrupt(name)
+        run = self.research
+        if run is not None:
+            call_in_loop(self._engine_loop, lambda: run.interrupt(name))  # the run's task is the engine loop's
         elif store is not None and session_id:
             store.mark_interrupted(session_id, only_if_running=True)
 
@@ -176,6 +231,9 @@ class RunController:
         the events still in the queue), else what the run will start with."""
         decided = self.research.auto_approving() if self.research is not None else None
         if decided is not None and session.ended is None:
+            if self.auto_asked is not None and decided != self.auto_asked:
+                return self.auto_asked  # the engine's thread has not taken the key yet
+            self.auto_asked = None
             return decided
         if self.auto_wanted is not None:
             return self.auto_wanted
@@ -185,6 +243,7 @@ class RunController:
     def set_auto(self, on: bool, session: SessionState, active: bool) -> bool:
         """Auto mode on/off for this run; False if no run holds it."""
         if self.research is not None and session.ended is None:
+            self.auto_asked = on
             self.research.set_auto(on)
         elif active:
             self.auto_wanted = on  # the engine is still starting: it starts with this

@@ -54,9 +54,11 @@ class Flows:
             kwargs["tools"] = app.tools
         if app.clock is not None:
             kwargs["clock"] = app.clock  # one injected clock for the panes and the engine's durations
-        drive = app.control.drive(question, settings, resume_id, run_kwargs=kwargs, listener=app.bridge,
-                               open_store=app.open_store, note=app.note, use_settings=app.use_settings)
-        app.run_worker(drive, name="engine", group="run", exclusive=True, exit_on_error=False)
+        store = app.open_store(settings)  # here, on the app's thread: the store is the app's too
+        # The engine's own thread and loop: its stream never holds up the keys or the screen.
+        engine = app.control.engine(question, settings, resume_id, run_kwargs=kwargs, listener=app.bridge,
+                                    open_store=lambda _settings: store, note=app.note, use_settings=app.use_settings)
+        app.run_worker(engine, name="engine", group="run", exclusive=True, exit_on_error=False, thread=True)
 
     def _load_session(self, session_id: str) -> SessionState | None:
         app = self.app
@@ -207,13 +209,7 @@ class Flows:
         """Cancel the engine and wait (a little) for its worker to record the cancellation."""
         app = self.app
         app.control.pending = None
-        app.control.cancel_engine()
-        for worker in list(app.workers):
-            if worker.group == "run":
-                try:
-                    await asyncio.wait_for(worker.wait(), 5.0)
-                except Exception:  # noqa: BLE001 - cancelled or timed out: we go on anyway
-                    pass
+        await app.control.stop_engine()  # timed out: we go on anyway
 
     async def quit_asking(self) -> None:
         app = self.app
