@@ -19,7 +19,8 @@ ANSWER = ("<answer>## 1. What does the note say?\nThe note says the answer is 42
 
 
 def plan_open(app) -> bool:
-    return isinstance(app.screen, PlanScreen)
+    """The plan dialog is up and composed (pushed is not enough: its widgets come a frame later)."""
+    return isinstance(app.screen, PlanScreen) and bool(app.screen.query("#plan-view"))
 
 
 async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_server, tmp_path):
@@ -102,7 +103,8 @@ async def test_clarify_questions_are_answered_in_the_tui_and_join_the_question(c
     chat_server.script(json.dumps({"questions": ["Which notes?", "Which year?"]}), json.dumps(PLAN), ANSWER)
     app, _ = make_app(chat_server, tmp_path, plan="clarify", require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, ClarifyScreen), what="the questions")
+        await wait_until(pilot, lambda: isinstance(app.screen, ClarifyScreen) and app.screen.query(Input),
+                         what="the questions")
         await pilot.press(*"the local ones")
         await pilot.press("enter")  # to the next question
         await pilot.press("enter")  # left open: sends

@@ -3,6 +3,8 @@ the context view's rows (scripted model, no server)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.helpers import NoteTool, call
@@ -135,3 +137,43 @@ async def test_edits_go_through_the_store_so_resume_keeps_them_and_fork_before_t
     assert "Notes on t1: the answer is 42.\nfiller" in text_of(prompt(before))
     after = load(store, fork(store, "unit", edit_step + 1))
     assert "t1: the answer is 42 [1]." in text_of(prompt(after))
+
+
+async def test_a_summary_proposed_from_another_loop_is_made_on_the_engines_own_thread():
+    # The TUI runs the engine on a thread with its own loop; the context view asks from the UI's
+    # loop. The proposal's event must be folded on the engine's thread, never beside it.
+    import threading
+
+    from tui_agent.agent.approval import Approve
+
+    release, waiting = threading.Event(), threading.Event()
+
+    class SecondCallWaits:
+        async def decide(self, request):
+            if request.call_id == "c2":
+                waiting.set()
+                await asyncio.to_thread(release.wait, 30)
+            return Approve(request.arguments)
+
+    engine, rec, _ = scripted_engine([call("lookup", topic="t1"), call("lookup", topic="t2"),
+                                      "The note on t1 says 42 [1].", "<answer>42 [1]</answer>"],
+                                     NoteTool(size=200), approver=SecondCallWaits())
+    threads: dict[str, str] = {}
+    recorder = engine._emit
+
+    def emit(event):
+        threads[event.type] = threading.current_thread().name
+        recorder(event)
+
+    engine._emit = emit
+    runner = threading.Thread(target=lambda: asyncio.run(engine.run()), name="engine-thread")
+    runner.start()
+    try:
+        assert await asyncio.to_thread(waiting.wait, 30)
+        proposed = await engine.propose_summary("obs:c1")
+    finally:
+        release.set()
+        await asyncio.to_thread(runner.join, 30)
+    assert proposed == "The note on t1 says 42 [1]."
+    assert threads["summary_proposed"] == "engine-thread"
+    assert engine.state.ended is not None and engine.state.answer.text == "42 [1]"

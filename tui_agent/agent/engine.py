@@ -129,8 +129,12 @@ class Engine:
 
     async def propose_summary(self, target: str) -> str:
         """One model call (purpose compact, ``compact_model``): a summary of ``target`` for the
-        question, for the person to edit; applies nothing."""
-        return await self.steward.propose_summary(target)
+        question, for the person to edit; applies nothing. Awaitable from any loop: it runs on the
+        engine's own (the TUI runs the engine on a thread of its own; its state is folded there)."""
+        loop = self._loop
+        if loop is None or not loop.is_running() or loop is asyncio.get_running_loop():
+            return await self.steward.propose_summary(target)
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.steward.propose_summary(target), loop))
 
     def prompt(self) -> list[dict[str, str]]:
         """The next model call's messages: the fold's messages with the context's overrides."""

@@ -241,7 +241,7 @@ class ContextViewScreen(Screen[None]):
         self.refresh_bindings()
 
     async def _propose(self, engine: Any, row: ContextRow) -> None:
-        """An async worker on the app's loop (the engine's loop): it may touch the widgets."""
+        """An async worker on the app's loop: it may touch the widgets; the model call runs on the engine's loop."""
         try:
             text = await engine.propose_summary(row.target)
         except Exception as exc:  # noqa: BLE001 - a model error or a vanished item: said, nothing changes
