@@ -74,7 +74,7 @@ async def test_x_opens_the_context_view_with_totals_the_gate_and_a_row_per_item_
         assert "┃" in bar.splitlines()[1]  # the gate's mark on the bar
         assert "live" in str(app.screen.query_one("#context-title").render())
 
-        app.decide(approve(app.pending.arguments))  # the run goes on while the view stays open
+        app.decisions.decide(approve(app.pending.arguments))  # the run goes on while the view stays open
         await wait_until(pilot, lambda: "obs:c1" in table_rows(app) and "call:c2" in table_rows(app),
                          what="the view to follow the run")
         obs = table_rows(app)["obs:c1"]

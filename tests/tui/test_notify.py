@@ -19,21 +19,21 @@ async def test_a_waiting_call_shows_its_wait_and_rings_once_after_notify_after_s
         assert app.main.header.waited == "0s"
         now[0] += 9  # not yet
         await wait_until(pilot, lambda: app.main.header.waited == "9s", what="the header's wait")
-        assert app.attention_written == []
+        assert app.decisions.written == []
         now[0] += 3
         await wait_until(pilot, lambda: app.main.header.waited == "12s", what="the header's wait")
-        assert len(app.attention_written) == 1
-        rung = app.attention_written[0]
+        assert len(app.decisions.written) == 1
+        rung = app.decisions.written[0]
         assert rung.startswith("\a") and "tool call waiting: lookup" in rung and "life" in rung
         now[0] += 30
         await wait_until(pilot, lambda: app.main.header.waited == "42s", what="the header's wait")
-        assert len(app.attention_written) == 1  # once per decision, not once per tick
+        assert len(app.decisions.written) == 1  # once per decision, not once per tick
         await pilot.press("a")
         await wait_pending(pilot, app, 2)  # the next call is a new decision: its own wait
         assert app.main.header.waited == "0s"
         now[0] += 11
-        await wait_until(pilot, lambda: len(app.attention_written) == 2, what="the second ring")
-        assert "again" in app.attention_written[1]
+        await wait_until(pilot, lambda: len(app.decisions.written) == 2, what="the second ring")
+        assert "again" in app.decisions.written[1]
         await pilot.press("a")
         await wait_ended(pilot, app)
         await wait_until(pilot, lambda: app.main.header.waited == "", what="the wait to clear")
@@ -48,7 +48,7 @@ async def test_notify_off_never_rings_and_bell_only_rings(chat_server, tmp_path)
             await wait_pending(pilot, app)
             now[0] += 20
             await wait_until(pilot, lambda: app.main.header.waited == "20s", what="the header's wait")
-            assert app.attention_written == expected, mode
+            assert app.decisions.written == expected, mode
             await pilot.press("a")
             await wait_ended(pilot, app)
 
@@ -67,6 +67,6 @@ async def test_a_plan_waiting_for_its_decision_rings_like_a_call(chat_server, tm
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen), what="the plan dialog")
         now[0] += 15
-        await wait_until(pilot, lambda: app.attention_written, what="the ring")
-        assert "plan waiting: 1 sub-questions to approve" in app.attention_written[0]
+        await wait_until(pilot, lambda: app.decisions.written, what="the ring")
+        assert "plan waiting: 1 sub-questions to approve" in app.decisions.written[0]
         assert app.main.header.waited == "15s"

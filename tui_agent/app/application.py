@@ -29,15 +29,15 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from tui_agent.app import themes as theme_files
-from tui_agent.app.attention import DecisionWatch, attention_sequence, waited_label
+from tui_agent.app.decisions import Decisions
 from tui_agent.app.bridge import (
     STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
-    StreamText, resolve,
+    StreamText,
 )
 from tui_agent.app.flows import Flows
 from tui_agent.app.model_choice import ModelSetup
 from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
-from tui_agent.app.controller import RunController, approve
+from tui_agent.app.controller import RunController
 from tui_agent.app.run_events import RunEvents
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
@@ -89,9 +89,6 @@ class ResearchApp(App[int]):
         self.run_kwargs = dict(run_kwargs or {})
         self.elapsed_reader = elapsed
         self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
-        # the decision waiting for the user: the header's "waited", the bell (app/attention.py)
-        self.decision_watch = DecisionWatch(settings.notify_after_s, **({"clock": clock} if clock is not None else {}))
-        self.attention_written: list[str] = []  # what call_attention wrote, newest last
         self.detect = detect
         self.handle_signals = handle_signals
         self.config_file: str | None = None  # the --config given, repeated in printed commands
@@ -102,6 +99,7 @@ class ResearchApp(App[int]):
         # What the app does around the fold's status (never written into the session).
         self.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
         self.control = RunController(self.post_message, lambda: self.breakpoint)
+        self.decisions = Decisions(self, self._write_terminal, clock)  # the person's decisions, the bell
         self.flows = Flows(self)
         self.models = ModelSetup(self, self.flows)
         self.events = RunEvents(self)
@@ -287,21 +285,7 @@ class ResearchApp(App[int]):
             pass
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
-        req = message.request
-        if not hasattr(req, "tool"):  # plan mode: the plan or clarifying questions, in their own dialog
-            from tui_agent.screens.plan import ask
-
-            self.pending = req
-            ask(self, req)
-            self.main.update_waiting()
-            return
-        if self.research is not None and self.research.auto_approving():  # auto came on after the request left
-            resolve(req.future, approve(req.arguments, auto=True))
-            return
-        self.pending = req
-        self.main.show_pending(req)
-        self.main.update_waiting()
-        self.refresh_bindings()
+        self.decisions.ask(message.request)
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:
@@ -327,33 +311,6 @@ class ResearchApp(App[int]):
     def fork_session(self, session_id: str, step: int, system_prompt: str | None) -> None:
         self.flows.fork_session(session_id, step, system_prompt)
 
-    def decide(self, decision: Any) -> None:
-        if not self.control.decide(decision):
-            return
-        self.main.clear_pending()
-        self.main.update_waiting()
-        self.set_focus(None)
-        self.refresh_bindings()
-
-    def toggle_auto(self) -> None:
-        """Auto mode on/off for this run only (the next run, a resume or a fork asks again)."""
-        on = not self.auto_on()
-        if not self.control.set_auto(on, self.session, self.run_active()):
-            self.notify("Auto mode holds for a running session only; a new run asks again unless started with "
-                        "--yes.", severity="warning")
-            return
-        if on and self.pending is not None:
-            self.decide(approve(self.pending.arguments, auto=True))
-        self.main.header.auto = on
-
-    def submit_now(self) -> None:
-        from tui_agent.agent.approval import SubmitNow
-
-        if self.pending is not None:
-            self.decide(SubmitNow())
-        self.research.request_submit()
-        self.notify("Submit now: the model answers from the evidence so far.", title="Submit now")
-
     # -- figures -----------------------------------------------------------------------------------
     def _read_elapsed(self) -> float:
         if self.elapsed_reader is not None:
@@ -366,21 +323,8 @@ class ResearchApp(App[int]):
         if self.main is not None and self.main.is_mounted:
             self.main.update_waiting()
 
-    def watch_decisions(self) -> str:
-        """Follow the decision that waits: how long it has waited (what the header shows), and the
-        bell and desktop notification once it has waited ``notify_after_s`` (once per decision)."""
-        waiting = self.control.waiting_on()
-        self.decision_watch.after_s = self.settings.notify_after_s
-        self.decision_watch.observe(*waiting) if waiting else self.decision_watch.observe(None)
-        due = self.decision_watch.due()
-        if due is not None and self.settings.notify != "off":
-            self.call_attention(attention_sequence(self.settings.notify, "tui-agent",
-                                                   f"{due.kind} waiting: {due.detail}"))
-        return waited_label(self.decision_watch.waited())
-
-    def call_attention(self, sequence: str) -> None:
-        """Write the bell / notification sequence to the terminal (not in a headless test app)."""
-        self.attention_written.append(sequence)
+    def _write_terminal(self, sequence: str) -> None:
+        """Bytes for the terminal itself (the bell): not in a headless test app."""
         if not self.is_headless and self._driver is not None:
             self._driver.write(sequence)
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from tui_agent.app.decisions import Decisions
     from tui_agent.app.flows import Flows
     from tui_agent.app.phases import Phase
     from tui_agent.app.controller import RunController
@@ -25,6 +26,7 @@ class AppHost(Protocol):
     starting_note: str | None
     phase: Phase
     control: RunController
+    decisions: Decisions
     flows: Flows
     detect: Callable[[], tuple[str | None, str | None]] | None
     verifying: bool
@@ -51,6 +53,7 @@ class AppHost(Protocol):
     def run_worker(self, work: Any, **kw: Any) -> Any: ...
     def call_from_thread(self, callback: Callable[..., Any], *args: Any) -> Any: ...
     def refresh_bindings(self) -> None: ...
+    def set_focus(self, widget: Any) -> Any: ...
     def exit(self, result: Any = None, return_code: int = 0) -> None: ...
 
     # the app's own

@@ -255,4 +255,4 @@ class InspectorScreen(Screen[InspectorResult | None]):
     def action_submit_now(self) -> None:
         session = self.app.session  # type: ignore[attr-defined]
         if session.active and self.app.research is not None:  # type: ignore[attr-defined]
-            self.app.submit_now()  # type: ignore[attr-defined]
+            self.app.decisions.submit_now()  # type: ignore[attr-defined]

@@ -158,14 +158,14 @@ class MainScreen(Screen):
         h.session_id = self.session.session_id or h.session_id
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
-        h.waited = app.watch_decisions()  # type: ignore[attr-defined]
+        h.waited = app.decisions.waited()  # type: ignore[attr-defined]
         for b in self.query("#submit_now"):
             b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
 
     def update_waiting(self) -> None:
         """The clock's tick: how long the decision has waited (and the bell when it is time). The
         tick may come while the app closes and the header is already gone: then nothing to show."""
-        waited = self.app.watch_decisions()  # type: ignore[attr-defined]
+        waited = self.app.decisions.waited()  # type: ignore[attr-defined]
         for header in self.query(StatusHeader):
             header.waited = waited
 
@@ -238,12 +238,12 @@ class MainScreen(Screen):
     def action_approve(self) -> None:
         req = self.app.pending
         if req is not None:
-            self.app.decide(approve(req.arguments))
+            self.app.decisions.decide(approve(req.arguments))
 
     def action_always(self) -> None:
         req = self.app.pending
         if req is not None:
-            self.app.decide(approve(req.arguments, always=True))
+            self.app.decisions.decide(approve(req.arguments, always=True))
 
     async def action_edit(self) -> None:
         req = self.app.pending
@@ -263,7 +263,7 @@ class MainScreen(Screen):
             self.app.bell()
             self.editor.validate()
             return
-        self.app.decide(approve(args, edited=args != req.arguments))
+        self.app.decisions.decide(approve(args, edited=args != req.arguments))
 
     async def action_reject(self) -> None:
         if self.app.pending is None:
@@ -280,7 +280,7 @@ class MainScreen(Screen):
             event.stop()
             from tui_agent.agent.approval import Reject
 
-            self.app.decide(Reject(event.value.strip() or "rejected by the user"))
+            self.app.decisions.decide(Reject(event.value.strip() or "rejected by the user"))
 
     def action_cancel_input(self) -> None:
         if self._mode() in ("edit", "reject"):
@@ -297,11 +297,11 @@ class MainScreen(Screen):
 
     # -- control ---------------------------------------------------------------------------------
     def action_toggle_auto(self) -> None:
-        self.app.toggle_auto()
+        self.app.decisions.toggle_auto()
 
     def action_submit_now(self) -> None:
         if self.check_action("submit_now", ()):
-            self.app.submit_now()
+            self.app.decisions.submit_now()
 
     def action_toggle_breakpoint(self) -> None:
         self.app.breakpoint = not self.app.breakpoint

@@ -98,7 +98,7 @@ class PlanScreen(ModalScreen[None]):
 
     # -- decisions -------------------------------------------------------------------------------
     def _decide(self, decision: Any) -> None:
-        self.app.decide(decision)  # type: ignore[attr-defined]
+        self.app.decisions.decide(decision)  # type: ignore[attr-defined]
         self.dismiss()
 
     def action_approve_plan(self) -> None:
@@ -108,7 +108,7 @@ class PlanScreen(ModalScreen[None]):
         self._decide(PlanDecision(PlanDecisionKind.SKIPPED))
 
     def action_submit_plan(self) -> None:
-        self.app.submit_now()  # type: ignore[attr-defined]
+        self.app.decisions.submit_now()  # type: ignore[attr-defined]
         self.dismiss()
 
     def action_replan(self) -> None:
@@ -227,11 +227,11 @@ class ClarifyScreen(ModalScreen[None]):
 
     def action_send(self) -> None:
         answers = [self.query_one(f"#clarify-{i}", Input).value.strip() for i in range(len(self.request.questions))]
-        self.app.decide(ClarifyAnswers(answers))  # type: ignore[attr-defined]
+        self.app.decisions.decide(ClarifyAnswers(answers))  # type: ignore[attr-defined]
         self.dismiss()
 
     def action_skip(self) -> None:
-        self.app.decide(ClarifyAnswers([]))  # type: ignore[attr-defined]
+        self.app.decisions.decide(ClarifyAnswers([]))  # type: ignore[attr-defined]
         self.dismiss()
 
     def on_button_pressed(self, event: Any) -> None:
