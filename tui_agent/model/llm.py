@@ -119,6 +119,7 @@ class LLM:
         self.rng = rng or random.Random()
         self.reached = False
         self._redaction_cache: dict[str, str] = {}
+        self._direct = None  # model.direct.DirectChat, made at the first call that takes it
 
     def endpoint(self, model: str, exc: BaseException | None = None) -> str:
         """The URL a call goes to: api_base, else the failed request's URL, else litellm's default."""
@@ -265,6 +266,17 @@ class LLM:
         return kw
 
     async def _once(self, messages, model, stream, on_delta, stop) -> Reply:
+        s = self.settings
+        from tui_agent.model import direct
+
+        if direct.chosen(s.transport, model, s.api_base, s.router_config):  # exact there, and cheaper: see direct.py
+            if self._direct is None:
+                self._direct = direct.DirectChat(s.model_timeout_s)
+            reply = await self._direct.complete(
+                messages, model=model, api_base=s.api_base or "", key=s.api_key.get_secret_value() if s.api_key else None,
+                stream=stream, stop=stop, temperature=s.temperature, on_delta=on_delta)
+            reply.cost_usd = self.price(model, reply.prompt_tokens, reply.completion_tokens)
+            return reply
         lt = litellm()
         kw = self._kwargs(messages, model, stream, stop)
         timeout = self.settings.model_timeout_s
