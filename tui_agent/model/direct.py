@@ -14,9 +14,10 @@ token (the setting, else the provider's environment variable, else ``none``). Wh
 the adapter's :class:`~tui_agent.model.types.Reply` without the cost (the adapter prices it).
 Failures are raised as exceptions that :func:`tui_agent.model.errors.classify` names as it names
 litellm's: :class:`HTTPFault` carries the status, the server's message and its headers
-(Retry-After), httpx's transport errors keep their cause chain (a refused connection, a name that
-does not resolve), a timeout is a :class:`TimeoutError`, and a stream that breaks off or sends
-what is not JSON is a :class:`StreamFault` (a ``ConnectionError``: retried like a dropped stream).
+(Retry-After); an error event inside a stream is one too, and a reply that is not JSON is one with
+status 502. httpx's transport errors keep their cause chain (a refused connection, a name that
+does not resolve), a timeout is a :class:`TimeoutError`, and a stream that breaks off is a
+:class:`StreamFault` (a ``ConnectionError``: retried as a dropped connection).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ LITELLM_ADAPTED_HOSTS = ("api.openai.com",)
 CHAT_PATH = "chat/completions"
 ERROR_BODY_CHARS = 2_000
 """Characters of an error response read for its message."""
-TRANSPORTS = ("auto", "litellm", "direct")
+BAD_GATEWAY = 502
+"""The status a reply that is not what the protocol says (an event that is not JSON) is reported
+with: the server failed, retried as a 5xx is."""
 
 
 class HTTPFault(Exception):
@@ -54,7 +57,7 @@ class HTTPFault(Exception):
 
 
 class StreamFault(ConnectionError):
-    """The stream broke off or broke its protocol (an event that is not JSON)."""
+    """The stream broke off: the connection closed before the reply was whole."""
 
 
 def serves(model: str, api_base: str | None, router_config: str | None) -> bool:
@@ -182,9 +185,9 @@ async def _read_stream(response: httpx.Response, model: str, deadline: asyncio.T
         try:
             chunk = json.loads(data)
         except ValueError:
-            raise StreamFault(f"the model stream sent an event that is not JSON: {data[:200]!r}") from None
+            raise HTTPFault(BAD_GATEWAY, f"the model stream sent an event that is not JSON: {data[:200]!r}") from None
         if not isinstance(chunk, dict):
-            raise StreamFault(f"the model stream sent an event that is not an object: {data[:200]!r}")
+            raise HTTPFault(BAD_GATEWAY, f"the model stream sent an event that is not an object: {data[:200]!r}")
         if sse.event == "error" or chunk.get("error"):
             err = chunk.get("error")
             code = err.get("code") if isinstance(err, dict) else None
@@ -225,9 +228,8 @@ def _whole_reply(raw: bytes, model: str, on_delta: Callable[[str, bool], None] |
         choice = data["choices"][0]
         msg = choice.get("message") or {}
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        # Half a body (the connection dropped) or not a completion at all: retried like a drop.
-        raise StreamFault(f"the model server sent a reply that is not a chat completion: "
-                          f"{raw[:200].decode('utf-8', 'replace')!r}") from None
+        raise HTTPFault(BAD_GATEWAY, f"the model server sent a reply that is not a chat completion: "
+                                     f"{raw[:200].decode('utf-8', 'replace')!r}") from None
     content = msg.get("content")
     text = content if isinstance(content, str) else ""
     thinking = msg.get("reasoning_content") or msg.get("reasoning") or ""

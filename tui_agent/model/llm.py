@@ -120,6 +120,7 @@ class LLM:
         self.reached = False
         self._redaction_cache: dict[str, str] = {}
         self._direct = None  # model.direct.DirectChat, made at the first call that takes it
+        self._unpriced: set[str] = set()
 
     def endpoint(self, model: str, exc: BaseException | None = None) -> str:
         """The URL a call goes to: api_base, else the failed request's URL, else litellm's default."""
@@ -161,11 +162,12 @@ class LLM:
 
     def price(self, model: str, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
         """USD for this usage from litellm's price map; None when the model is not priced."""
-        if prompt_tokens is None:
+        if prompt_tokens is None or model in self._unpriced:
             return None
         try:
             p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens or 0)
         except Exception:
+            self._unpriced.add(model)  # not in the price map: litellm's search is not repeated at every call
             return None
         return float(p) + float(c)
 
