@@ -177,6 +177,23 @@ def run_child(chat: ChatServer, searx: SearxServer, n: int, extra: list[str], mo
     return ru.ru_utime + ru.ru_stime, inside
 
 
+def by_package(stats: Any, steps: int) -> list[tuple[str, float]]:
+    """Own CPU time per package (``tui_agent.<room>``, a site package, the standard library, C
+    built-ins), largest first, in ms per step."""
+    own: dict[str, float] = {}
+    for (path, _line, func), (_cc, _nc, tt, _ct, _callers) in stats.stats.items():
+        if "/tui_agent/" in path:
+            pkg = "tui_agent." + path.split("/tui_agent/", 1)[1].split("/")[0].removesuffix(".py")
+        elif "site-packages/" in path:
+            pkg = path.split("site-packages/", 1)[1].split("/")[0].removesuffix(".py")
+        elif path == "~":
+            pkg = "C built-ins (sqlite3, json, re, sockets …)"
+        else:
+            pkg = "stdlib " + Path(path).parent.name if "/lib/python" in path else Path(path).name
+        own[pkg] = own.get(pkg, 0.0) + tt
+    return sorted(((k, v / steps * 1e3) for k, v in own.items() if v / steps * 1e3 >= 0.2), key=lambda kv: -kv[1])
+
+
 def profile_rows(rows: dict[str, tuple[list[str], str]], n: int, top: int, old: Path | None) -> int:
     """Each row's long run under cProfile (its steps only); the top functions by own time and by
     cumulative time, in ms per step."""
@@ -190,6 +207,8 @@ def profile_rows(rows: dict[str, tuple[list[str], str]], n: int, top: int, old: 
             _, per_step = run_child(chat, searx, n, extra, model, profile=out, old=old)
             stats = pstats.Stats(out)
             print(f"\n=== {row}: {per_step * 1e3:.1f} ms/step under cProfile (CPU time), {n - 2} steps profiled ===")
+            print("--- own time by package, ms/step ---")
+            print("  " + ", ".join(f"{pkg} {ms:.1f}" for pkg, ms in by_package(stats, n - 2)))
             for key in ("tottime", "cumulative", "cumulative, tui_agent only"):
                 print(f"--- by {key}: calls/step (a coroutine counts each resume), own ms/step, cumulative ms/step ---")
                 entries = sorted(stats.stats.items(), key=lambda kv: -kv[1][2 if key == "tottime" else 3])  # type: ignore[attr-defined]
