@@ -20,17 +20,24 @@ Runs of every row are interleaved --repeat times, medians. The server streams 8-
 
 Rows:
 
-- ``stream``: the CLI as shipped (``openai/`` model, streamed, the default);
+- ``stream``: the CLI as shipped (``openai/`` model with an api_base, streamed: ``transport =
+  auto`` takes the direct OpenAI-compatible client, tui_agent/model/direct.py);
 - ``no-stream``: the same with ``--no-stream``;
-- ``stream hosted_vllm/`` (with --alternatives): the same server through litellm's
-  ``hosted_vllm/`` provider, which parses the SSE stream with litellm's own handler instead of
-  the OpenAI SDK's per-chunk model construction: still litellm, measured for comparison only;
-- ``stream, plain text`` (with --alternatives): streamed, but the headless printer without
-  ``--json`` on a pipe (what a script reading the trace runs).
+- with --alternatives: ``stream, litellm`` and ``no-stream, litellm`` (``--transport litellm``);
+  ``stream, litellm hosted_vllm/`` (litellm's own SSE handler instead of the OpenAI SDK's);
+  ``stream, openai SDK`` (the child's model calls made with ``AsyncOpenAI`` alone, read as the
+  adapter reads chunks: measured, not shipped); ``stream, plain text`` (the headless printer
+  without ``--json`` on a pipe);
+- with --old DIR: ``stream`` and ``no-stream`` of another checkout (before a change: ``git archive
+  REV | tar -x -C DIR``), its own copy of this script as the child, in the same run.
+
+--profile runs each row's long run once under cProfile (process CPU time, from the 3rd model call
+to the answer's) and prints own time by package and the top functions, in ms per step.
 
 Goals (issue 17): < 25 ms streamed, < 12 ms not streamed.
 
-Run: ``.venv/bin/python benchmarks/bench_step_cpu.py [--repeat 3] [--steps 50] [--alternatives]``.
+Run: ``.venv/bin/python benchmarks/bench_step_cpu.py [--repeat 3] [--steps 50] [--alternatives] [--old DIR]
+[--profile]``.
 """
 
 from __future__ import annotations
