@@ -273,6 +273,9 @@ class LLM:
 
         if direct.chosen(s.transport, model, s.api_base, s.router_config):  # exact there, and cheaper: see direct.py
             if self._direct is None:
+                # litellm prices the reply: imported now, before any deadline runs (an import of seconds
+                # inside the loop would time out the calls in flight beside this one)
+                litellm()
                 self._direct = direct.DirectChat(s.model_timeout_s)
             reply = await self._direct.complete(
                 messages, model=model, api_base=s.api_base or "", key=s.api_key.get_secret_value() if s.api_key else None,
