@@ -1,4 +1,5 @@
-"""The research loop against the scripted OpenAI-compatible server, through litellm for real."""
+"""The research loop against the scripted OpenAI-compatible server, through litellm for real (and,
+for the model's faults, through the direct OpenAI-compatible client as well: ``transport``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from tests.helpers import BrokenTool, NoteTool, RecordingApprover, SlowTool, cal
 from tests.servers import Fault, Reply
 from tui_agent.agent.approval import Approve, Reject, SubmitNow
 from tui_agent.session.store import Store
+
+
+# Both ways a model call can go (model/direct.py or litellm): the same faults, the same names.
+BOTH_TRANSPORTS = pytest.mark.parametrize("transport", ["litellm", "direct"])
 
 
 def user_contents(request: dict) -> list[str]:
@@ -241,19 +246,21 @@ async def test_time_limit_excludes_human_waiting(chat_server):
     assert_forced_request_keeps_last_observation(chat_server, "Notes on b")
 
 
-async def test_budget_limit_uses_the_price_map(chat_server):
+@BOTH_TRANSPORTS
+async def test_budget_limit_uses_the_price_map(chat_server, transport):
     chat_server.script(Reply(call("lookup", topic="a"), prompt_tokens=100000, completion_tokens=1000),
                        "<answer>cheap now</answer>")
-    engine, rec = make_engine(chat_server, model="openai/gpt-4o-mini", budget_usd=0.01)
+    engine, rec = make_engine(chat_server, model="openai/gpt-4o-mini", budget_usd=0.01, transport=transport)
     result = await engine.run()
     assert result["termination"] == "budget_limit"
     assert result["cost_usd"] is not None and result["cost_usd"] > 0.01
     assert_forced_request_keeps_last_observation(chat_server, "Notes on a")
 
 
-async def test_unknown_model_has_no_cost_rather_than_zero(chat_server):
+@BOTH_TRANSPORTS
+async def test_unknown_model_has_no_cost_rather_than_zero(chat_server, transport):
     chat_server.script(call("lookup", topic="a"), "<answer>x</answer>")
-    engine, _ = make_engine(chat_server)
+    engine, _ = make_engine(chat_server, transport=transport)
     result = await engine.run()
     assert result["cost_usd"] is None
     assert result["prompt_tokens"] > 0
@@ -270,10 +277,11 @@ async def test_forced_reply_without_answer_tags_is_kept_as_format_error(chat_ser
 
 # -- model faults ---------------------------------------------------------------------------------
 
-async def test_429_with_retry_after_is_retried_after_the_delay(chat_server):
+@BOTH_TRANSPORTS
+async def test_429_with_retry_after_is_retried_after_the_delay(chat_server, transport):
     sleeps: list[float] = []
     chat_server.script(Fault(status=429, retry_after="7"), call("lookup", topic="a"), "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, sleeps=sleeps)
+    engine, rec = make_engine(chat_server, sleeps=sleeps, transport=transport)
     result = await engine.run()
     assert result["termination"] == "answer"
     assert sleeps and sleeps[0] >= 7
@@ -281,32 +289,36 @@ async def test_429_with_retry_after_is_retried_after_the_delay(chat_server):
     assert "429" in retry.reason and retry.delay_s == sleeps[0]
 
 
-async def test_401_ends_as_model_error_without_retries(chat_server):
+@BOTH_TRANSPORTS
+async def test_401_ends_as_model_error_without_retries(chat_server, transport):
     sleeps: list[float] = []
     chat_server.script(Fault(status=401))
-    engine, rec = make_engine(chat_server, sleeps=sleeps)
+    engine, rec = make_engine(chat_server, sleeps=sleeps, transport=transport)
     result = await engine.run()
     assert result["termination"] == "model_error"
     assert len(chat_server.requests) == 1 and sleeps == []
     assert "API key" in engine.ended.message
 
 
-async def test_unknown_model_404_is_named(chat_server):
+@BOTH_TRANSPORTS
+async def test_unknown_model_404_is_named(chat_server, transport):
     chat_server.script(Fault(status=404))
-    engine, _ = make_engine(chat_server)
+    engine, _ = make_engine(chat_server, transport=transport)
     result = await engine.run()
     assert result["termination"] == "model_error"
     assert "unknown model" in engine.ended.message
 
 
-async def test_context_too_long_is_named(chat_server):
+@BOTH_TRANSPORTS
+async def test_context_too_long_is_named(chat_server, transport):
     chat_server.script(Fault.context_length_exceeded())
-    engine, _ = make_engine(chat_server)
+    engine, _ = make_engine(chat_server, transport=transport)
     await engine.run()
     assert "context window" in engine.ended.message
 
 
-async def test_server_down_on_the_first_call_ends_as_model_error_in_two_quick_attempts():
+@BOTH_TRANSPORTS
+async def test_server_down_on_the_first_call_ends_as_model_error_in_two_quick_attempts(transport):
     # Issue 12: nothing listening at --api-base fails fast (the full backoff is for a server that
     # answered, or that went away after a successful call: tests/integration/test_llm_failfast.py).
     import socket
@@ -320,7 +332,8 @@ async def test_server_down_on_the_first_call_ends_as_model_error_in_two_quick_at
         base_url = f"http://127.0.0.1:{port}/v1"
 
     sleeps: list[float] = []
-    engine, rec = make_engine(Down, sleeps=sleeps, retry_attempts=4, retry_base_s=1.0, retry_cap_s=30.0)
+    engine, rec = make_engine(Down, sleeps=sleeps, retry_attempts=4, retry_base_s=1.0, retry_cap_s=30.0,
+                              transport=transport)
     result = await engine.run()
     assert result["termination"] == "model_error"
     assert len(sleeps) == 1 and len(rec.of("retry")) == 1
@@ -328,18 +341,20 @@ async def test_server_down_on_the_first_call_ends_as_model_error_in_two_quick_at
     assert Down.base_url in engine.ended.message and "openai/test-model" in engine.ended.message
 
 
-async def test_dropped_stream_and_500_are_retried(chat_server):
+@BOTH_TRANSPORTS
+async def test_dropped_stream_and_500_are_retried(chat_server, transport):
     chat_server.script(Fault(drop_after_chunks=2), Fault(status=500), Fault(status=503),
                        call("lookup", topic="a"), "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, retry_attempts=5)
+    engine, rec = make_engine(chat_server, retry_attempts=5, transport=transport)
     result = await engine.run()
     assert result["termination"] == "answer"
     assert len(rec.of("retry")) == 3
 
 
-async def test_hanging_model_times_out_and_is_retried(chat_server):
+@BOTH_TRANSPORTS
+async def test_hanging_model_times_out_and_is_retried(chat_server, transport):
     chat_server.script(Fault(hang=True), call("lookup", topic="a"), "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, model_timeout_s=0.5)
+    engine, rec = make_engine(chat_server, model_timeout_s=0.5, transport=transport)
     result = await engine.run()
     assert result["termination"] == "answer"
     assert "timed out" in rec.of("retry")[0].reason
@@ -347,13 +362,14 @@ async def test_hanging_model_times_out_and_is_retried(chat_server):
 
 # -- submit now -----------------------------------------------------------------------------------
 
-async def test_submit_now_during_a_stream_cancels_it_and_forces_the_answer(chat_server):
+@BOTH_TRANSPORTS
+async def test_submit_now_during_a_stream_cancels_it_and_forces_the_answer(chat_server, transport):
     chat_server.script(
         call("lookup", topic="first"),
         Reply("<think>" + "long thinking " * 200 + "</think>", chunk_delay_s=0.02, chunk_size=4),
         "<answer>submitted</answer>",
     )
-    engine, rec = make_engine(chat_server)
+    engine, rec = make_engine(chat_server, transport=transport)
     submitted = threading.Event()
 
     def on_event(e):

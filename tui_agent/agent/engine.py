@@ -26,7 +26,7 @@ from tui_agent.session.events import (
     ModelCallStarted, ModelDelta, Notice, NoticeLevel, PromptEdited, Purpose, Retry, RunEnded, RunStarted, Termination,
 )
 from tui_agent.session.fold import SessionState
-from tui_agent.model.tokens import TokenCounter
+from tui_agent.model.tokens import CountedPrompt, TokenCounter
 from tui_agent.agent.tool_runner import Replay
 from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
 from tui_agent.plan.planner import Planner
@@ -78,6 +78,7 @@ class Engine:
         self.session_id = session_id
         self.before_call = before_call
         self.counter = TokenCounter()
+        self._prompt = CountedPrompt(self.counter, lambda: self.prompt())  # built once between events
         self.state = state if state is not None else fold.new_state(session_id, question, settings.model or "")
         self.resumed = bool(self.state.messages)
         self.wire: Wire = wire_for(self.state.protocol if self.resumed else settings.protocol, tools)
@@ -158,6 +159,7 @@ class Engine:
         if self.control.started:
             event.elapsed_s = round(self.elapsed(), 3)
         fold.apply(self.state, event)
+        self._prompt.stale()
         self._emit(event)
 
     def elapsed(self) -> float:
@@ -258,19 +260,18 @@ class Engine:
         return None
 
     def _gate(self) -> Termination | None:
-        return gate(self.settings, self.state, self.elapsed(), self.counter.messages(self.prompt())[0], self.threshold())
+        return gate(self.settings, self.state, self.elapsed(), self._prompt.current()[1], self.threshold())
 
     def _correct(self, content: str, reason: CorrectionReason) -> None:
         self.emit(Correction(content=content, reason=reason))
 
     # -- model calls ----------------------------------------------------------------------
     async def _model_call(self, purpose: Purpose, messages: list[dict[str, str]] | None = None) -> Reply:
-        msgs = self.prompt() if messages is None else messages
+        msgs, total, per = self._prompt.current() if messages is None else (messages, *self.counter.messages(messages))
         latest = self.state.steps.get(self.state.step)
         # A call replaces one that never completed (cancelled empty by Submit now, or cut off by a stop).
         reuse = latest is not None and latest.unfinished
         self._step = self.state.step if reuse else self.state.step + 1
-        total, per = self.counter.messages(msgs)
         request = self.wire.request(purpose)  # tags: stop sequences; native: tools (and tool_choice)
         started = ModelCallStarted(
             messages=[dict(m) for m in msgs], message_tokens=per, prompt_tokens=total,
@@ -283,9 +284,8 @@ class Engine:
                 for i, new in enumerate(edited):
                     if i < len(msgs) and msgs[i].get("content") != new.get("content"):
                         self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
-            if edited is not None or self.prompt() != msgs:  # prompt edits, or context edits made while paused
-                msgs = self.prompt()
-                total, per = self.counter.messages(msgs)
+            if edited is not None or self._prompt.current()[0] is not msgs:  # prompt or context edited meanwhile
+                msgs, total, per = self._prompt.current()
                 started.messages, started.message_tokens, started.prompt_tokens = [dict(m) for m in msgs], per, total
         self.emit(started)
         parts: list[str] = []

@@ -87,6 +87,7 @@ class LLM:
         self.answered: set[str] = set()  # the endpoints that have answered (fail-fast is per endpoint)
         self._defaults: dict[str, str] = {}  # a model's default endpoint (no api_base), looked up once
         self._redaction_cache: dict[str, str] = {}
+        self._direct = None  # model.direct.DirectChat, made at the first call that takes it
 
     def endpoint(self, model: str, exc: BaseException | None = None) -> str:
         """The URL a call goes to: api_base, else the failed request's URL, else litellm's default."""
@@ -291,6 +292,21 @@ class LLM:
         return kw
 
     async def _once(self, messages, model, stream, on_delta, stop, tools=None, tool_choice=None) -> Reply:
+        s = self.settings
+        from tui_agent.model import direct
+
+        if direct.chosen(s.transport, model, s.api_base, s.router_config, tools):  # exact there, cheaper: direct.py
+            if self._direct is None:
+                # litellm prices the reply: imported now, before any deadline runs (an import of seconds
+                # inside the loop would time out the calls in flight beside this one)
+                litellm()
+                self._direct = direct.DirectChat(s.model_timeout_s)
+            reply = await self._direct.complete(
+                messages, model=model, api_base=s.api_base or "", key=s.api_key.get_secret_value() if s.api_key else None,
+                stream=stream, stop=stop, temperature=s.temperature, on_delta=on_delta)
+            self.answered.add(self.endpoint(model))  # fail-fast counts each endpoint apart
+            reply.cost_usd = self.price(model, reply.prompt_tokens, reply.completion_tokens)
+            return reply
         lt = litellm()
         kw = self._kwargs(messages, model, stream, stop, tools, tool_choice)
         timeout = self.settings.model_timeout_s

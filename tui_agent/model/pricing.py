@@ -31,13 +31,21 @@ def configured_cost(settings: Settings, prompt_tokens: int, completion_tokens: i
             + (settings.price_per_million_output or 0.0) * completion_tokens) / MILLION
 
 
+# Models litellm's price map does not know: its search is not repeated at every call (measured:
+# a miss costs more than the rest of the pricing; the map does not change within a process).
+_UNPRICED: set[str] = set()
+
+
 def litellm_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD from litellm's price map; None when the model is not in it."""
     from tui_agent.model.llm import litellm
 
+    if model in _UNPRICED:
+        return None
     try:
         p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     except Exception:  # noqa: BLE001 - litellm raises for a model it does not know
+        _UNPRICED.add(model)
         return None
     return float(p) + float(c)
 

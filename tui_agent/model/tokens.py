@@ -17,8 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import threading
-from collections import OrderedDict
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 ENCODING = "o200k_base"
 # Per-message overhead of the chat format (role and separators), as OpenAI documents it.
@@ -136,10 +135,11 @@ def truncate(text: str, max_tokens: int) -> tuple[str, int]:
 
 
 class TokenCounter:
-    """Counts chat prompts; each distinct message content is tokenized once (LRU-bounded)."""
+    """Counts chat prompts; each distinct message content is tokenized once (the oldest of
+    ``max_entries`` forgotten first: a hit costs one lookup, no reordering)."""
 
     def __init__(self, max_entries: int = 4096) -> None:
-        self._cache: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._cache: dict[tuple[str, str], int] = {}
         self._max = max_entries
 
     def message(self, msg: Mapping[str, str]) -> int:
@@ -149,11 +149,28 @@ class TokenCounter:
             n = count(key[1]) + count(key[0]) + MESSAGE_OVERHEAD
             self._cache[key] = n
             if len(self._cache) > self._max:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
+                del self._cache[next(iter(self._cache))]
         return n
 
     def messages(self, msgs: Iterable[Mapping[str, str]]) -> tuple[int, list[int]]:
         per = [self.message(m) for m in msgs]
         return sum(per) + REPLY_PRIMING, per
+
+
+class CountedPrompt:
+    """The next model call's messages and their counts, built once until :meth:`stale` (the engine
+    calls it at every event): the gate and the call that follows it share one build and count."""
+
+    def __init__(self, counter: TokenCounter, build: Callable[[], list[dict[str, str]]]) -> None:
+        self.counter, self.build = counter, build
+        self._current: tuple[list[dict[str, str]], int, list[int]] | None = None
+
+    def stale(self) -> None:
+        self._current = None
+
+    def current(self) -> tuple[list[dict[str, str]], int, list[int]]:
+        """(messages, tokens in all, tokens per message)."""
+        if self._current is None:
+            msgs = self.build()
+            self._current = (msgs, *self.counter.messages(msgs))
+        return self._current

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tui_agent.safety import hygiene
+from tui_agent.safety.redaction import redactor
 from tui_agent.session.events import Event, ModelCallStarted, RunEnded, RunStarted, Termination, event_from_dict
 from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary
     MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,
@@ -48,6 +49,22 @@ _COLUMNS = ("id, created, updated, question, model, status, termination, parent_
 def _redacted(value: Any) -> Any:
     """Every string of a structure (keys too) with secrets redacted, before it is encoded."""
     return hygiene.scrub(value, controls=False)
+
+
+def _redacted_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """An event's fields with secrets redacted: each string value, and every string of a nested
+    value (keys too). The top-level keys are the event's field names, not data; numbers, booleans
+    and None are passed as they are (a walk over them cost more than the redaction itself)."""
+    redact = redactor()
+    out: dict[str, Any] = {}
+    for name, value in fields.items():
+        if isinstance(value, str):
+            out[name] = redact(value)
+        elif isinstance(value, (dict, list, tuple)):
+            out[name] = _redacted(value) if value else value
+        else:
+            out[name] = value
+    return out
 
 
 # The session row of a run that ended: its status, termination and the run's own counters.
@@ -214,7 +231,7 @@ class Store:
             return
         fields = event.stored_dict()
         kept = {k: fields.pop(k) for k in event.clean_fields if k in fields}  # redacted already
-        data = json.dumps({**_redacted(fields), **kept}, ensure_ascii=False)
+        data = json.dumps({**_redacted_fields(fields), **kept}, ensure_ascii=False)
         sid = event.session_id
         if self.batch_steps and not isinstance(event, RunEnded):
             with self._lock:

@@ -120,6 +120,8 @@ class Settings:
     """Stream model replies token by token."""
     protocol: Annotated[Literal["tags", "native"], Flag(MODEL)] = "tags"
     """How the model calls tools: 'tags' (<tool_call> text in the reply, tools described in the system prompt; any model) or 'native' (the provider's own tool calling: tools=[…], tool_calls, role "tool" results)."""
+    transport: Annotated[Literal["auto", "litellm", "direct"], Flag(MODEL)] = "auto"
+    """How model calls are made: 'auto' calls an openai/ or hosted_vllm/ model with an api_base (no router, no native tools) through a direct OpenAI-compatible client (tui_agent/model/direct.py, a fraction of litellm's CPU per streamed chunk), except on api.openai.com, and everything else through litellm; 'litellm' always uses litellm; 'direct' also uses the direct client on api.openai.com."""
     model_timeout_s: Seconds = 120.0
     """Seconds without progress before a model request counts as timed out (then retried)."""
     retry_attempts: Positive = 10
