@@ -7,6 +7,9 @@ fold. Every event carries the session id, a step number (one step = one model ca
 calls it made), a timestamp and the run's elapsed time. ``ModelDelta`` is the only event that is
 not stored one by one: the text of a model call is stored with ``ModelCallEnded``.
 
+The base class is in ``event_base``; plan mode's and the citation check's events are in
+``events_plan`` and ``events_verify``, re-exported here with the registry of every kind.
+
 Kinds, statuses and terminations are the ``StrEnum``s of :mod:`tui_agent.kinds`: stored as their plain string values, compared
 equal to them, so an old database reads back unchanged.
 """
@@ -14,8 +17,6 @@ equal to them, so an old database reads back unchanged.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -23,36 +24,9 @@ from tui_agent.kinds import (  # noqa: F401 - the events' vocabulary, defined at
     FORMAT_ERROR_REASONS, TERMINATIONS, ContextEditKind, CorrectionReason, DecisionKind, NoticeLevel,
     ObservationStatus, PlanDecisionKind, Purpose, Termination, Verdict,
 )
-
-
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
-
-
-@dataclass(kw_only=True)
-class Event:
-    type: ClassVar[str] = "event"
-    stored: ClassVar[bool] = True
-    # Fields that hold text which already went through hygiene.clean_observation (redacted):
-    # the store does not redact them a second time.
-    clean_fields: ClassVar[tuple[str, ...]] = ()
-    session_id: str = ""
-    step: int = 0
-    ts: float = field(default_factory=time.time)
-    elapsed_s: float = 0.0  # the run's elapsed time (human waits excluded) when emitted
-
-    def to_dict(self) -> dict[str, Any]:
-        """The event's fields and its type, for encoding. Nested values are the event's own, not
-        copies (``dataclasses.asdict`` deep-copied them: a third of the store's cost per event):
-        encode the dict, do not change what it holds."""
-        d = {name: getattr(self, name) for name in _field_names(type(self))}
-        d["type"] = self.type
-        return d
-
-    def stored_dict(self) -> dict[str, Any]:
-        """What the store keeps (by default everything)."""
-        return self.to_dict()
+from tui_agent.session.event_base import Event, field_names
+from tui_agent.session.events_plan import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed  # noqa: F401
+from tui_agent.session.events_verify import ClaimChecked, VerificationEnded, VerificationStarted  # noqa: F401
 
 
 @dataclass(kw_only=True)
@@ -91,7 +65,7 @@ class ModelCallStarted(Event):
         # The full messages are rebuilt from the other events (the fold); storing them on every
         # call would make the database grow with the square of the run's length. Built field by
         # field (the messages are not even copied).
-        d = {name: getattr(self, name) for name in _field_names(type(self))}
+        d = {name: getattr(self, name) for name in field_names(type(self))}
         d["messages"] = []
         d["tools"] = []
         d["message_tokens"] = list(self.message_tokens)
@@ -323,88 +297,6 @@ class RunEnded(Event):
     termination: Termination
     message: str = ""
     result: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(kw_only=True)
-class VerificationStarted(Event):
-    """A citation check of the answer begins (``sessions verify``, the TUI, ``eval --verify``);
-    it replaces the results of an earlier check."""
-
-    type: ClassVar[str] = "verification_started"
-    model: str
-    sample: int  # the most claims to check
-    claims: int = 0  # claims with citations found in the answer
-
-
-@dataclass(kw_only=True)
-class ClaimChecked(Event):
-    """One claim of the answer checked against the stored text of the sources it cites."""
-
-    type: ClassVar[str] = "claim_checked"
-    claim: str
-    sources: list[int] = field(default_factory=list)
-    verdict: Verdict = Verdict.UNCLEAR
-    evidence: str = ""  # a short quote from the source, as the verifier gave it
-    note: str = ""  # why a verdict is "unclear" when the verifier did not say (no reply, no source text, …)
-
-
-@dataclass(kw_only=True)
-class VerificationEnded(Event):
-    type: ClassVar[str] = "verification_ended"
-    checked: int
-    supported: int
-    unsupported: int
-    unclear: int
-    needs_review: bool  # more than the review share of the checked claims is unsupported
-
-
-@dataclass(kw_only=True)
-class PlanProposed(Event):
-    """Plan mode: one model call proposed a plan (``plan``: the plan as read, None when the reply
-    held none, ``error`` then says why). ``attempt`` counts proposals; ``feedback`` is the person's
-    request it answers (a replan)."""
-
-    type: ClassVar[str] = "plan_proposed"
-    plan: dict[str, Any] | None
-    raw: str
-    attempt: int = 1
-    feedback: str = ""
-    error: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
-
-
-@dataclass(kw_only=True)
-class PlanDecided(Event):
-    """The person's decision on the proposed plan: approved, edited (``plan`` as approved), replan
-    (``feedback`` for the next proposal) or skipped. ``auto``: approved without asking."""
-
-    type: ClassVar[str] = "plan_decided"
-    kind: PlanDecisionKind
-    plan: dict[str, Any] | None = None
-    feedback: str = ""
-    auto: bool = False
-
-
-@dataclass(kw_only=True)
-class ClarifyAsked(Event):
-    """Clarify mode: the model's questions about the question (none: it needs none)."""
-
-    type: ClassVar[str] = "clarify_asked"
-    questions: list[str]
-    raw: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
-
-
-@dataclass(kw_only=True)
-class ClarifyAnswered(Event):
-    """The person's answers, one per question (empty: skipped); they become part of the question."""
-
-    type: ClassVar[str] = "clarify_answered"
-    answers: list[str]
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
