@@ -10,24 +10,24 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import date
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Callable
 
 from tui_agent import protocol
 from tui_agent.agent.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.model import Model, ModelError, Reply, RetryInfo
+from tui_agent.model import Model, ModelError, Reply
 from tui_agent.agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
 from tui_agent.session import fold
 from tui_agent.context import budgets
 from tui_agent.context.policies import ContextSteward
 from tui_agent.kinds import ContextEditKind
 from tui_agent.session.events import (
-    AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, ModelCallEnded,
-    ModelCallStarted, ModelDelta, Notice, NoticeLevel, PromptEdited, Purpose, Retry, RunEnded, RunStarted, Termination,
+    AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, Notice, NoticeLevel, Purpose, RunEnded, RunStarted, Termination,
 )
 from tui_agent.session.fold import SessionState
 from tui_agent.model.tokens import CountedPrompt, TokenCounter
 from tui_agent.agent.tool_runner import Replay
+from tui_agent.agent.model_calls import BreakpointHook, ModelCalls
 from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
 from tui_agent.plan.planner import Planner
 from tui_agent.tools.base import ToolRegistry
@@ -39,12 +39,11 @@ __all__ = ["BreakpointHook", "Engine", "Replay", "RunResult", "SubmitRequested"]
 
 RunResult = dict[str, object]  # the run's result object (fold.result)
 
-BreakpointHook = Callable[[list[dict[str, str]], ModelCallStarted], Awaitable[list[dict[str, str]] | None]]
 
 
 class Engine:
     """One run of the research loop. Holds the session state (folded from its own events), a
-    :class:`~tui_agent.model.Model`, a :class:`ToolRunner` for the tool calls and the run's
+    :class:`~tui_agent.model.Model` (its calls as events: :class:`ModelCalls`), a :class:`ToolRunner` for the tool calls and the run's
     :class:`RunControl` (Submit now and its one clock)."""
 
     def __init__(
@@ -89,15 +88,17 @@ class Engine:
             self.system_prompt = protocol.render_system_prompt(template, tools.prompt_block(), today)
         self._step = self.state.step  # the step stamped on events (the next call's, during its breakpoint)
         self.control = RunControl(clock, wall, elapsed_before=self.state.elapsed_s, last_ts=self.state.last_ts)
+        self.model = settings.model or ""
+        self.calls = ModelCalls(self.llm, self.wire, self.control, self.emit, self._prompt, lambda: self.before_call,
+                                self.model, settings.extract_model)
         self.runner = runner_for(self.wire)(tools=tools, settings=settings, state=self.state, emit=self.emit,
-                                            approver=approver, control=self.control, complete=self._sub_complete,
+                                            approver=approver, control=self.control, complete=self.calls.sub_complete,
                                             http=http, replay=replay)
         self._loop: asyncio.AbstractEventLoop | None = None
         # Without an approver, or with --yes on this run's command line, every call is approved.
         self._auto_at_start = settings.auto_approve or approver is None
-        self.model = settings.model or ""
         self._context_window: int | None = None
-        self.steward = ContextSteward(settings, self.state, self.counter, self.emit, self._compact_complete,
+        self.steward = ContextSteward(settings, self.state, self.counter, self.emit, self.calls.compact_complete,
                                       self.context_window, self.threshold)
 
     # -- control from front ends (safe from any thread) ------------------------------------
@@ -267,72 +268,11 @@ class Engine:
 
     # -- model calls ----------------------------------------------------------------------
     async def _model_call(self, purpose: Purpose, messages: list[dict[str, str]] | None = None) -> Reply:
-        msgs, total, per = self._prompt.current() if messages is None else (messages, *self.counter.messages(messages))
         latest = self.state.steps.get(self.state.step)
         # A call replaces one that never completed (cancelled empty by Submit now, or cut off by a stop).
         reuse = latest is not None and latest.unfinished
         self._step = self.state.step if reuse else self.state.step + 1
-        request = self.wire.request(purpose)  # tags: stop sequences; native: tools (and tool_choice)
-        started = ModelCallStarted(
-            messages=[dict(m) for m in msgs], message_tokens=per, prompt_tokens=total,
-            threshold=self.threshold(), context_window=self.context_window(), purpose=purpose, model=self.model,
-            tools=request.get("tools", []), tool_choice=request.get("tool_choice"),
-        )
-        if self.before_call is not None and purpose == Purpose.RESEARCH:
-            edited = await self.control.human(self.before_call([dict(m) for m in msgs], started))
-            if edited is not None:
-                for i, new in enumerate(edited):
-                    if i < len(msgs) and msgs[i].get("content") != new.get("content"):
-                        self.emit(PromptEdited(index=i, role=msgs[i]["role"], content=new.get("content", "")))
-            if edited is not None or self._prompt.current()[0] is not msgs:  # prompt or context edited meanwhile
-                msgs, total, per = self._prompt.current()
-                started.messages, started.message_tokens, started.prompt_tokens = [dict(m) for m in msgs], per, total
-        self.emit(started)
-        parts: list[str] = []
-        rparts: list[str] = []
-        t0 = self.control.clock()
-
-        def on_delta(text: str, reasoning: bool) -> None:
-            (rparts if reasoning else parts).append(text)
-            self.emit(ModelDelta(text=text, reasoning=reasoning, purpose=purpose))
-
-        def on_retry(info: RetryInfo) -> None:
-            parts.clear()
-            rparts.clear()
-            self.emit(Retry(attempt=info.attempt, delay_s=info.delay_s, reason=info.reason, purpose=purpose))
-
-        call = self.llm.complete(msgs, purpose=purpose, on_delta=on_delta, on_retry=on_retry, **request)
-        try:
-            reply = await (self.control.race(call) if purpose == Purpose.RESEARCH else call)
-        except (SubmitRequested, ModelError, asyncio.CancelledError) as exc:
-            # Stopped with the process (a signal): the resumed run makes this call again, under
-            # this step's number, as after kill -9.
-            self.emit(ModelCallEnded(text="".join(parts), reasoning="".join(rparts), cancelled=True, purpose=purpose,
-                                     prompt_tokens_estimate=total, duration_s=self.control.clock() - t0,
-                                     interrupted=isinstance(exc, asyncio.CancelledError)))
-            raise
-        text, cut = self.wire.cut(reply.text)
-        self.emit(ModelCallEnded(
-            text=text, thought=self.wire.read(text, reply.reasoning, reply.tool_calls).thought,
-            reasoning=reply.reasoning, tool_calls=list(reply.tool_calls),
-            cut=cut, purpose=purpose, prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            prompt_tokens_estimate=total, cost_usd=reply.cost_usd, duration_s=self.control.clock() - t0,
-            finish_reason=reply.finish_reason,
-        ))
-        return reply
-
-    async def _sub_complete(self, messages: list[dict[str, str]], *, purpose: Purpose = Purpose.EXTRACT,
-                            model: str | None = None, **_: object) -> Reply:
-        """Model calls made by tools (extraction): retried, not counted against max_calls."""
-        def on_retry(info: RetryInfo) -> None:
-            self.emit(Retry(attempt=info.attempt, delay_s=info.delay_s, reason=info.reason, purpose=purpose))
-
-        return await self.llm.complete(messages, purpose=purpose, model=model or self.settings.extract_model or self.model,
-                                       stream=False, on_retry=on_retry)
-
-    async def _compact_complete(self, messages: list[dict[str, str]], *, purpose: Purpose = Purpose.COMPACT,
-                                model: str | None = None) -> Reply:  # retried; its usage rides on its event
-        return await self._sub_complete(messages, purpose=purpose, model=model or self.model)
+        return await self.calls.call(purpose, messages, threshold=self.threshold(), context_window=self.context_window())
 
     # -- the forced answer ---------------------------------------------------------------------
     def forced_messages(self, reason: Termination) -> list[dict[str, str]]:

@@ -181,9 +181,7 @@ class Flows:
         if isinstance(app.screen, InspectorScreen):
             app.pop_screen()
         s = hit.started
-        screen = InspectorScreen(hit.messages, s.message_tokens, total=s.prompt_tokens, threshold=s.threshold,
-                                 window=s.context_window, step=s.step or (app.session.step + 1), paused=True,
-                                 tools=s.tools, tool_choice=s.tool_choice)
+        screen = InspectorScreen.of_call(s, paused=True, messages=hit.messages, step=s.step or (app.session.step + 1))
         app.push_screen(screen, partial(self._inspector_done, hit))
         app.refresh_bindings()
 

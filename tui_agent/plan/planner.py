@@ -57,7 +57,7 @@ class Planner:
 
         return cls(settings=engine.settings, state=engine.state, emit=engine.emit, approver=engine.runner.approver,
                    control=engine.control, auto=lambda: engine.auto_approving, use_gates=use_gates,
-                   complete=lambda msgs, purpose: engine._sub_complete(msgs, purpose=purpose, model=engine.model))
+                   complete=lambda msgs, purpose: engine.calls.sub_complete(msgs, purpose=purpose, model=engine.model))
 
     @property
     def wanted(self) -> bool:

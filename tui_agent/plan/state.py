@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tui_agent.kinds import PlanDecisionKind
+from tui_agent.kinds import PlanDecisionKind, PlanMode
 from tui_agent.plan.schema import Plan
 
 
@@ -53,3 +53,9 @@ class PlanState:
     def active(self) -> bool:
         """Plan mode touched this session (something to show and to export)."""
         return bool(self.proposals or self.decisions or self.asked)
+
+
+def next_mode(current: str) -> str:
+    """The plan mode after ``current`` (the TUI's key cycles off → ask → clarify → off)."""
+    modes = list(PlanMode)
+    return str(modes[(modes.index(PlanMode(current)) + 1) % len(modes)])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -77,6 +78,15 @@ class InspectorScreen(Screen[InspectorResult | None]):
         *bindings([OPEN_CONTEXT]),
     ]
     AUTO_FOCUS = "#messages"
+
+    @classmethod
+    def of_call(cls, call: Any, *, paused: bool, messages: list[dict[str, str]] | None = None,
+                step: int | None = None) -> "InspectorScreen":
+        """The inspector of one model call: a ``ModelCallStarted`` (at a breakpoint) or the fold's
+        ``PromptView`` of the last call; ``messages`` when they differ from the call's own."""
+        return cls(call.messages if messages is None else messages, call.message_tokens, total=call.prompt_tokens,
+                   threshold=call.threshold, window=call.context_window, step=step or call.step, paused=paused,
+                   purpose=getattr(call, "purpose", "research"), tools=call.tools, tool_choice=call.tool_choice)
 
     def __init__(self, messages: list[dict[str, str]], tokens: list[int], *, total: int, threshold: int,
                  window: int, step: int, paused: bool, purpose: str = "research", tools: list[dict] | None = None,

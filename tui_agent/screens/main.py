@@ -21,7 +21,7 @@ from textual.signal import Signal
 from textual.widgets import ContentSwitcher, Footer
 
 from tui_agent.app.actions import bindings, button, palette_commands
-from tui_agent.app.controller import approve
+from tui_agent.screens.main_approvals import ApprovalInput
 from tui_agent.screens.main_keys import MAIN_ACTIONS, available
 from tui_agent.screens.trace_text import NO_CALL, shown
 from tui_agent.screens.trace_view import TraceView
@@ -61,6 +61,7 @@ class MainScreen(Screen):
         self._model = model
         self._session_id = session_id
         self.view = TraceView(self, new_state(session_id, question or "", model), clock)
+        self.approvals = ApprovalInput(self)  # what the approval keys do with the call that waits
         self.ready = asyncio.Event()
         # Published after the app folded an event (or loaded a session): views of the state follow it.
         self.state_changed: Signal[Event | None] = Signal(self, "state-changed")
@@ -236,57 +237,27 @@ class MainScreen(Screen):
         return isinstance(self.focused, (Input, TextArea))
 
     def action_approve(self) -> None:
-        req = self.app.pending
-        if req is not None:
-            self.app.decisions.decide(approve(req.arguments))
+        self.approvals.approve()
 
     def action_always(self) -> None:
-        req = self.app.pending
-        if req is not None:
-            self.app.decisions.decide(approve(req.arguments, always=True))
+        self.approvals.approve(always=True)
 
     async def action_edit(self) -> None:
-        req = self.app.pending
-        if req is None:
-            return
-        await self.action.ensure("edit")
-        self.action.set_mode("edit")
-        self.editor.start(req.tool, req.schema, req.arguments)
-        self.refresh_bindings()
+        await self.approvals.edit()
 
     def action_approve_edit(self) -> None:
-        req = self.app.pending
-        if req is None:
-            return
-        args, error = self.editor.parsed()
-        if error:
-            self.app.bell()
-            self.editor.validate()
-            return
-        self.app.decisions.decide(approve(args, edited=args != req.arguments))
+        self.approvals.approve_edit()
 
     async def action_reject(self) -> None:
-        if self.app.pending is None:
-            return
-        await self.action.ensure("reject")
-        self.action.set_mode("reject")
-        box = self.query_one("#reject-reason")
-        box.value = ""
-        box.focus()
-        self.refresh_bindings()
+        await self.approvals.reject()
 
     def on_input_submitted(self, event: "Input.Submitted") -> None:
         if event.input.id == "reject-reason":
             event.stop()
-            from tui_agent.agent.approval import Reject
-
-            self.app.decisions.decide(Reject(event.value.strip() or "rejected by the user"))
+            self.approvals.rejected(event.value)
 
     def action_cancel_input(self) -> None:
-        if self._mode() in ("edit", "reject"):
-            self.action.set_mode("pending" if self.app.pending is not None else "none")
-            self.set_focus(None)
-            self.refresh_bindings()
+        self.approvals.cancel_input(self._mode())
 
     def on_button_pressed(self, event: "Button.Pressed") -> None:
         ids = {"approve-edit": "approve_edit", "cancel-edit": "cancel_input"}
@@ -308,10 +279,10 @@ class MainScreen(Screen):
         self.update_header()
 
     def action_plan_mode(self) -> None:
-        modes = ("off", "ask", "clarify")
-        settings = self.app.settings
-        settings.plan = modes[(modes.index(settings.plan) + 1) % len(modes)]
-        self.notify(f"Plan mode {settings.plan}: from the next question on", title="Plan mode")
+        from tui_agent.plan.state import next_mode
+
+        self.app.settings.plan = next_mode(self.app.settings.plan)
+        self.notify(f"Plan mode {self.app.settings.plan}: from the next question on", title="Plan mode")
 
     def action_inspect(self) -> None:
         prompt = self.session.last_prompt
@@ -320,10 +291,7 @@ class MainScreen(Screen):
             return
         from tui_agent.screens.inspector import InspectorScreen
 
-        self.app.push_screen(InspectorScreen(prompt.messages, prompt.message_tokens, total=prompt.prompt_tokens,
-                                             threshold=prompt.threshold, window=prompt.context_window,
-                                             step=prompt.step, paused=False, purpose=prompt.purpose,
-                                             tools=prompt.tools, tool_choice=prompt.tool_choice))
+        self.app.push_screen(InspectorScreen.of_call(prompt, paused=False))
 
     def action_context_view(self) -> None:
         from tui_agent.screens.context_view import ContextViewScreen

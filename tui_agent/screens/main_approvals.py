@@ -1,0 +1,72 @@
+"""What the main screen's approval keys do with the call that waits (``app.control.pending``):
+approve, always, edit the arguments (checked against the tool's schema), reject with a reason,
+or step back out of the editor. The decision goes to ``app.decisions``; held by the main screen
+(``screen.approvals``), whose actions table binds the keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tui_agent.app.controller import approve
+
+if TYPE_CHECKING:
+    from tui_agent.screens.main import MainScreen
+
+
+class ApprovalInput:
+    def __init__(self, screen: MainScreen) -> None:
+        self.screen = screen
+
+    @property
+    def pending(self):
+        return self.screen.app.control.pending  # type: ignore[attr-defined]
+
+    def decide(self, decision: object) -> None:
+        self.screen.app.decisions.decide(decision)  # type: ignore[attr-defined]
+
+    def approve(self, *, always: bool = False) -> None:
+        if self.pending is not None:
+            self.decide(approve(self.pending.arguments, always=always))
+
+    async def edit(self) -> None:
+        req, screen = self.pending, self.screen
+        if req is None:
+            return
+        await screen.action.ensure("edit")
+        screen.action.set_mode("edit")
+        screen.editor.start(req.tool, req.schema, req.arguments)
+        screen.refresh_bindings()
+
+    def approve_edit(self) -> None:
+        req, screen = self.pending, self.screen
+        if req is None:
+            return
+        args, error = screen.editor.parsed()
+        if error:
+            screen.app.bell()
+            screen.editor.validate()
+            return
+        self.decide(approve(args, edited=args != req.arguments))
+
+    async def reject(self) -> None:
+        screen = self.screen
+        if self.pending is None:
+            return
+        await screen.action.ensure("reject")
+        screen.action.set_mode("reject")
+        box = screen.query_one("#reject-reason")
+        box.value = ""  # type: ignore[attr-defined]
+        box.focus()
+        screen.refresh_bindings()
+
+    def rejected(self, reason: str) -> None:
+        from tui_agent.agent.approval import Reject
+
+        self.decide(Reject(reason.strip() or "rejected by the user"))
+
+    def cancel_input(self, mode: str) -> None:
+        screen = self.screen
+        if mode in ("edit", "reject"):
+            screen.action.set_mode("pending" if self.pending is not None else "none")
+            screen.set_focus(None)
+            screen.refresh_bindings()
