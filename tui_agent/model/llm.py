@@ -20,7 +20,6 @@ import asyncio
 import os
 import random
 from typing import Any, Awaitable, Callable
-from urllib.parse import urlsplit
 
 from tui_agent.config import Settings
 # The call's types live in tui_agent.model (the seam); imported from here too.
@@ -31,6 +30,7 @@ from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
 from tui_agent.model import pricing
+from tui_agent.model.endpoints import Endpoints
 # A LiteLLM Router (several deployments and keys behind one model name) lives in model.routing.
 from tui_agent.model.routing import Deployment, load_router_config, routed  # noqa: F401 - the CLI's file check
 
@@ -85,67 +85,12 @@ class LLM:
         self.rng = rng or random.Random()
         self.reached = False
         self.answered: set[str] = set()  # the endpoints that have answered (fail-fast is per endpoint)
-        self._defaults: dict[str, str] = {}  # a model's default endpoint (no api_base), looked up once
+        self.endpoints = Endpoints(settings)  # where calls go, and how their failures name it
         self._redaction_cache: dict[str, str] = {}
         self._direct = None  # model.direct.DirectChat, made at the first call that takes it
 
     def endpoint(self, model: str, exc: BaseException | None = None) -> str:
-        """The URL a call goes to: api_base, else the failed request's URL, else litellm's default."""
-        if self.settings.api_base:
-            return self.settings.api_base
-        found = _request_url(exc) if exc is not None else None
-        if found:
-            return found
-        if model in self._defaults:
-            return self._defaults[model]
-        base = None
-        for lookup in (lambda: litellm().get_api_base(model, {}), lambda: litellm().get_llm_provider(model)[3]):
-            try:
-                base = base or lookup()
-            except Exception:  # noqa: BLE001 - unknown provider: no default to name
-                pass
-        base = self._defaults[model] = base or "the provider's default endpoint"
-        return base
-
-    def _unreachable(self, cause: str, model: str, exc: BaseException, deployment: Deployment | None = None) -> tuple[str, str]:
-        """(the URL, a message naming it, the model or deployment, the cause and what to check)."""
-        fix = "the network" if cause == UNRESOLVED else "that the server is running"
-        if deployment is not None:
-            url = deployment.endpoint
-            server = f"{deployment.describe()} (router {self.settings.router_config})"
-            advice = f"check its api_base in {self.settings.router_config} and {fix}"
-        else:
-            url = self.endpoint(model, exc)
-            server = f"the model server at {url} for model {model}"
-            advice = (f"check --api-base and {fix}" if self.settings.api_base
-                      else "check the network (no --api-base was given: this is the provider's endpoint)")
-        if cause == UNRESOLVED:
-            host = urlsplit(url).hostname if "://" in url else None
-            what = f"the host name {host!r} does not resolve" if host else "the host name does not resolve"
-        else:
-            what = "connection refused: nothing is listening there"
-        return url, f"cannot reach {server} ({what}); {advice}"
-
-    def _where(self, model: str, exc: BaseException | None = None, deployment: Deployment | None = None) -> str:
-        """What a failed call went to, for its error: the deployment, else the endpoint and model."""
-        if self.settings.router_config:
-            return routed(self.settings).where(model, deployment)
-        return f"{self.endpoint(model, exc)} (model {model})"
-
-    def _via(self) -> str | None:
-        """Where the endpoint is configured, for "check …" advice (never --api-base when none was given)."""
-        if self.settings.router_config:
-            return f"the router file {self.settings.router_config}"
-        return "--api-base" if self.settings.api_base else None
-
-    def _key_hint(self) -> str | None:
-        """For a 400/401 from a configured endpoint (a proxy): the key is the likely cause."""
-        if not self.settings.api_base or self.settings.router_config:
-            return None
-        if self.settings.api_key:
-            return "if this is a proxy, the likely cause is the API key given (--api-key or api_key in the config)"
-        return ("if this is a proxy (a LiteLLM proxy, say), the likely cause is its key: none was given; pass it "
-                "with --api-key or api_key in the config")
+        return self.endpoints.endpoint(model, exc)
 
     # -- model facts -------------------------------------------------------------------
     def context_window(self, model: str | None = None) -> int:
@@ -223,12 +168,12 @@ class LLM:
             except ModelError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
-                retryable, kind, message, status = classify(exc, key_hint=self._key_hint(), via=self._via())
+                retryable, kind, message, status = classify(exc, key_hint=self.endpoints.key_hint(), via=self.endpoints.via())
                 cause = unreachable_cause(exc)
                 deployment = routed(self.settings).failed(exc) if self.settings.router_config else None
                 url = None
                 if cause:
-                    url, message = self._unreachable(cause, model, exc, deployment)
+                    url, message = self.endpoints.unreachable(cause, model, exc, deployment)
                 attempt += 1
                 if cause and self._dead(model, deployment):  # a wrong endpoint: fail in seconds
                     quick = min(FIRST_CALL_ATTEMPTS, attempts)
@@ -237,7 +182,7 @@ class LLM:
                                          url) from None
                     delay = FIRST_CALL_RETRY_S
                 else:
-                    told = message if cause else f"{self._where(model, exc, deployment)}: {message}"
+                    told = message if cause else f"{self.endpoints.where(model, exc, deployment)}: {message}"
                     if not retryable:
                         raise ModelError(kind, told, status, url) from None
                     if attempt >= attempts:
