@@ -4,6 +4,7 @@ result arrives (issue 16, item 1: a slow visit showed "Waiting for your decision
 from __future__ import annotations
 
 import asyncio
+import threading
 
 from tests.helpers import NoteTool, call
 from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
@@ -12,16 +13,17 @@ ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 
 
 class GatedNoteTool(NoteTool):
-    """NoteTool that runs until the test opens its gate (a slow fetch, with no sleeping)."""
+    """NoteTool that runs until the test opens its gate (a slow fetch, with no sleeping). The tool
+    runs on the engine's thread and the test on the app's: the gate is a thread-safe event."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.gate = asyncio.Event()
+        self.gate = threading.Event()
         self.started = False
 
     async def run(self, arguments, ctx):
         self.started = True
-        await self.gate.wait()
+        await asyncio.to_thread(self.gate.wait, 60)
         return await super().run(arguments, ctx)
 
 

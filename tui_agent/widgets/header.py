@@ -26,10 +26,11 @@ class StatusHeader(Widget):
 
     model: reactive[str] = reactive("")
     session_id: reactive[str] = reactive("")
-    state: reactive[str] = reactive("idle")
-    auto: reactive[bool] = reactive(False)
-    breakpoint: reactive[bool] = reactive(False)
-    waited: reactive[str] = reactive("")  # how long the decision waiting for the user has waited
+    # layout=True: the header's height is auto, and a longer line may wrap to a second one (80 columns)
+    state: reactive[str] = reactive("idle", layout=True)
+    auto: reactive[bool] = reactive(False, layout=True)
+    breakpoint: reactive[bool] = reactive(False, layout=True)
+    waited: reactive[str] = reactive("", layout=True)  # how long the decision waiting for the user has waited
 
     def render(self) -> Content:
         state_style = STATE_STYLES.get(self.state, "bold $error" if "error" in self.state else "bold $primary")
@@ -37,9 +38,8 @@ class StatusHeader(Widget):
             state_style = "bold $success"
         parts: list = [("tui-agent", "bold $primary"), "  model ", (self.model or "—", "bold"),
                        "  session ", (self.session_id or "—", "bold")]
-        parts += ["  ", (f" {self.state} ", state_style)]
-        if self.waited:
-            parts += [("  waiting ", "$text-muted"), (self.waited, "bold $warning")]
+        waited = f" {self.waited}" if self.waited else ""  # how long the decision has waited, in its pill
+        parts += ["  ", (f" {self.state}{waited} ", state_style)]
         if self.auto:
             parts += ["  ", (" auto ", "bold reverse $warning")]
         if self.breakpoint:

@@ -2,11 +2,7 @@
 
 ``StreamingText`` is built for fast streams: it keeps wrapped lines and re-wraps only the last
 line of text when more arrives, so appending is proportional to the new text, not to all of it.
-It follows new text only when the view is already at the bottom, and it follows by jumps: when
-the text reaches the bottom of the view, the view jumps so that the newest line is a third of the
-way down, with blank room below. Between jumps an append repaints only the lines it changed (the
-view does not move and the scrollbar does not change), so a frame while a reply streams costs a
-line or two, not the whole pane and its scrollbar.
+It follows new text only when the view is already at the bottom.
 
 The Markdown panes are replaced as a whole when the step shown changes; replacements are
 debounced so moving quickly through steps renders only the step the user stops at. A streamed
@@ -25,8 +21,6 @@ from textual.strip import Strip
 
 # Delay before a Markdown pane renders replaced content (seconds).
 MARKDOWN_DEBOUNCE_S = 0.03
-# What part of the view a followed stream leaves blank below its newest line when it jumps.
-FOLLOW_ROOM = 2 / 3
 
 
 def wrap_line(line: str, width: int) -> list[str]:
@@ -96,9 +90,6 @@ class StreamingText(ScrollView, can_focus=True):
         self._vis: list[str] = []
         self._last_start = 0  # index in _vis of the first visual line of the last text line
         self._wrap_width = 0
-        self._floor = 0  # the scrollable height kept while following (blank room below the text)
-        self._follow = True  # new text is followed (the reader has not scrolled away from the end)
-        self._own_y = 0  # the scroll offset as this widget last left it
         if text:
             self._lines = text.split("\n")
 
@@ -111,59 +102,30 @@ class StreamingText(ScrollView, can_focus=True):
         if text == self.text:
             return
         self._lines = text.split("\n")
-        self._floor = 0
-        self._follow, self._own_y = True, 0
         self._rewrap_all()
         self.scroll_home(animate=False)
-
-    def _following(self) -> bool:
-        """Whether new text is followed. Decided when the offset moved since this widget last set it
-        (the reader scrolled, or a scroll to the end was carried out): following if it is at the end.
-        Kept otherwise, so a scroll still pending or a re-wrap does not stop the following."""
-        y = self.scroll_offset.y
-        if y != self._own_y:
-            self._own_y = y
-            self._follow = self.is_vertical_scroll_end
-        return self._follow
 
     def append(self, text: str) -> None:
         if not text:
             return
-        follow = self._following()
+        follow = self.is_vertical_scroll_end
         parts = text.split("\n")
         self._lines[-1] += parts[0]
         self._lines.extend(parts[1:])
         width = self._width()
         if width != self._wrap_width or not self._vis:
-            self._floor = 0
             self._rewrap_all()
-            if follow:
-                self.scroll_end(animate=False)
-            return
-        # Greedy wrapping never changes earlier visual lines: re-wrap only the last one.
-        changed = len(self._vis) - 1
-        tail = self._vis.pop() + parts[0]
-        self._vis.extend(wrap_line(tail, width))
-        for line in parts[1:]:
-            self._last_start = len(self._vis)
-            self._vis.extend(wrap_line(line, width))
-        height = self.scrollable_content_region.height
-        last = len(self._vis) - 1
-        if follow and (height <= 1 or not self.is_mounted):
-            self._fix_virtual_size()
-            self.scroll_end(animate=False)
-            self.refresh()
-        elif follow and last >= self.scroll_offset.y + height:
-            # The text reached the bottom of the view: jump (the whole view repaints, once per FOLLOW_ROOM).
-            top = last - int(height * (1 - FOLLOW_ROOM))
-            self._floor = top + height
-            self._fix_virtual_size()
-            self.scroll_to(y=top, animate=False, force=True)  # forced: the scrollbar may not be laid out yet
-            self._own_y = self.scroll_offset.y
-            self.refresh()
         else:
+            # Greedy wrapping never changes earlier visual lines: re-wrap only the last one.
+            tail = self._vis.pop() + parts[0]
+            self._vis.extend(wrap_line(tail, width))
+            for line in parts[1:]:
+                self._last_start = len(self._vis)
+                self._vis.extend(wrap_line(line, width))
             self._fix_virtual_size()
-            self.refresh_lines(changed, len(self._vis) - changed)  # only what changed; the view stays
+        if follow:
+            self.scroll_end(animate=False)
+        self.refresh()
 
     # -- layout -------------------------------------------------------------------------------
     def _width(self) -> int:
@@ -181,7 +143,7 @@ class StreamingText(ScrollView, can_focus=True):
         self.refresh()
 
     def _fix_virtual_size(self) -> None:
-        size = Size(self._wrap_width, max(len(self._vis), self._floor))
+        size = Size(self._wrap_width, len(self._vis))
         old = self.virtual_size
         if size == old:
             return
@@ -190,31 +152,27 @@ class StreamingText(ScrollView, can_focus=True):
             self.virtual_size = size  # the scrollbar appears or goes: the screen is laid out again
             return
         # Only taller (text streams in): the scrollbar's range changes, nothing else on the screen
-        # moves, so no layout of the whole screen (setting ``virtual_size`` would do one per batch),
-        # and no repaint of the text (the caller repaints what changed).
+        # moves, so no layout of the whole screen (setting ``virtual_size`` would do one per batch).
         self.set_reactive(ScrollView.virtual_size, size)
         self._scroll_update(size)
+        self.refresh()
 
     def on_resize(self) -> None:
         if self._width() != self._wrap_width:
             follow = self.is_vertical_scroll_end
-            self._floor = 0
             self._rewrap_all()
             if follow:
                 self.scroll_end(animate=False)
 
     def render_lines(self, crop):
-        # The widget's style, worked out at most once per render and only when a line is drawn:
-        # ``rich_style`` walks the ancestors (its cache is cleared by every refresh), and most
-        # renders while a reply streams draw no line of their own or one or two.
-        self._line_style = None
+        # The widget's style, worked out once per render: ``rich_style`` walks the ancestors, and
+        # per line it cost more than the lines themselves while a long reply streamed.
+        self._line_style = self.rich_style
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
-        style = getattr(self, "_line_style", None)
-        if style is None:
-            style = self._line_style = self.rich_style
+        style = getattr(self, "_line_style", None) or self.rich_style
         index = y + self.scroll_offset.y
         if not self._vis or (len(self._vis) == 1 and not self._vis[0]):
             if y == 0 and self.placeholder:
