@@ -20,9 +20,9 @@ no time of our own). Reported per row:
 - in flight: model requests in flight at the server on average over the run span;
 - CPU ms/case: the CPU time of the eval and its workers (start and imports included) per case.
 
-    /work/venv/bin/python benchmarks/bench_eval.py [--latency 0.3] [--workers 1 2] [--concurrency 4 16 32]
-    /work/venv/bin/python benchmarks/bench_eval.py --profile   # where one process's CPU goes (cProfile)
-    /work/venv/bin/python benchmarks/bench_eval.py --client    # the cost of building a fetch client
+    .venv/bin/python benchmarks/bench_eval.py [--latency 0.3] [--workers 1 2] [--concurrency 4 16 32]
+    .venv/bin/python benchmarks/bench_eval.py --profile   # where one process's CPU goes (cProfile)
+    .venv/bin/python benchmarks/bench_eval.py --client    # the cost of building a fetch client
 
 The machine's load is printed with the table: the rows of one run are measured side by side.
 """
