@@ -28,8 +28,10 @@ class Decisions:
     def ask(self, req: Any) -> None:
         """A request came from the engine: show it and wait (auto mode that came on after the
         request left approves it at once)."""
+        from tui_agent.plan.requests import is_plan_request
+
         app = self.app
-        if not hasattr(req, "tool"):  # plan mode: the plan or clarifying questions, in their own dialog
+        if is_plan_request(req):  # plan mode: the plan or clarifying questions, in their own dialog
             from tui_agent.screens.plan import ask
 
             app.control.pending = req

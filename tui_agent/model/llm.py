@@ -249,8 +249,8 @@ class LLM:
             reply = await self._direct.complete(
                 messages, model=model, api_base=s.api_base or "", key=s.api_key.get_secret_value() if s.api_key else None,
                 stream=stream, stop=stop, temperature=s.temperature, on_delta=on_delta)
-            self.answered.add(self.endpoint(model))  # fail-fast counts each endpoint apart
-            reply.cost_usd = self.price(model, reply.prompt_tokens, reply.completion_tokens)
+            # no litellm response: the endpoint answered, priced by the model asked for
+            reply.cost_usd = self._answered(None, model, reply.prompt_tokens, reply.completion_tokens)
             return reply
         lt = litellm()
         kw = self._kwargs(messages, model, stream, stop, tools, tool_choice)
