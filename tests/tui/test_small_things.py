@@ -138,3 +138,17 @@ async def test_at_80x24_nothing_trails_the_footer(chat_server, tmp_path):
         await pilot.pause(0.3)
         last, _ = app.screen.get_widget_at(79, 23)
         assert last.has_class("-command-palette")  # the palette key reaches the edge: no key peeks out after it
+
+
+async def test_the_clock_tick_that_comes_while_the_app_closes_does_not_crash_it(chat_server, tmp_path):
+    # CI met this: the run's clock ticked after the app had begun removing the main screen's
+    # widgets, and the gauge it wanted to update was gone. The tick is kept, nothing is raised.
+    chat_server.script(call("lookup", topic="x"), ANSWER)
+    app, _ = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app)
+        await app.main.query_one("#meters").remove()  # as teardown leaves the screen
+        app._tick()
+        app.refresh_gauge()
+        await pilot.pause()
+        assert app.main._gauge is not None and app.main._gauge.calls >= 1  # kept for a gauge composed later

@@ -171,7 +171,11 @@ class MainScreen(Screen):
             header.waited = waited
 
     def set_gauge(self, figures: GaugeFigures) -> None:
-        self.query_one(TokenGauge).set_figures(figures)
+        """The gauge shows ``figures``. Kept for a gauge composed later; the clock's tick may come
+        while the app closes and the gauge is already gone (then nothing to show)."""
+        self._gauge = figures
+        for gauge in self.query(TokenGauge):
+            gauge.set_figures(figures)
 
     # -- the trace panes (``self.view``) ----------------------------------------------------------
     @property
