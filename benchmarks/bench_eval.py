@@ -152,6 +152,7 @@ def main() -> None:
     ap.add_argument("--cases-per-slot", type=int, default=6, help="cases = this × concurrency (at least 32)")
     ap.add_argument("--no-stream", action="store_true", help="run the evals with --no-stream")
     ap.add_argument("--profile", action="store_true", help="profile one in-process eval (workers 1, concurrency 16)")
+    ap.add_argument("--save", type=Path, help="with --profile: keep the cProfile output here")
     ap.add_argument("--client", action="store_true", help="only time building the fetch client")
     ns = ap.parse_args()
     if ns.client:
@@ -164,7 +165,7 @@ def main() -> None:
     urls = parent.recv()
     try:
         if ns.profile:
-            profile(urls, ns.latency)
+            profile(urls, ns.latency, ns.save)
         else:
             table(urls, ns, counters)
     finally:
@@ -203,7 +204,7 @@ def table(urls, ns, counters) -> None:
               f"{flight:>9.1f} {cpu:>11.0f}")
 
 
-def profile(urls, latency: float) -> None:
+def profile(urls, latency: float, save: Path | None = None) -> None:
     import pstats
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -213,6 +214,8 @@ def profile(urls, latency: float) -> None:
             sys.exit(proc.stderr[-3000:])
         span = run_span(Path(tmp))
         print(f"{PROFILE_CASES} cases, workers 1, concurrency 16, latency {latency} s: run {PROFILE_CASES / span:.1f} cases/s, wall {wall:.1f} s")
+        if save is not None:
+            save.write_bytes(out.read_bytes())
         stats = pstats.Stats(str(out))
         stats.sort_stats("tottime").print_stats(30)
         stats.sort_stats("cumulative").print_stats(60)

@@ -102,3 +102,43 @@ async def test_a_stream_without_a_finish_reason_is_retried_as_a_drop(chat_server
     reply = await adapter(chat_server).complete(MESSAGES, on_retry=retries.append)
     assert reply.text == "<answer>ok</answer>" and len(retries) == 1
     assert "dropped" in retries[0].reason
+
+
+# A headless run through cli.main; afterwards: whether litellm was imported, the run's result line.
+RUN_WITH_IMPORT_CHECK = (
+    "import sys\n"
+    "from tui_agent.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "sys.stderr.write(f'@@ litellm imported: {\"litellm\" in sys.modules}\\n')\n"
+    "sys.exit(code)\n"
+)
+
+
+def test_a_run_against_a_local_server_with_a_model_litellm_does_not_know_never_imports_litellm(chat_server, tmp_path):
+    # litellm's import costs seconds of CPU per process (each eval worker, each scripted run); for
+    # a model not in its map it would only say "no price, no context window".
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("TUI_AGENT_")}
+    env |= {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "c"), "TUI_AGENT_DATA_DIR": str(tmp_path / "d")}
+
+    def run(model: str, api_base: str, *extra: str) -> tuple[subprocess.CompletedProcess, dict | None]:
+        proc = subprocess.run([sys.executable, "-c", RUN_WITH_IMPORT_CHECK, "run", "What is it?", "--json", "--yes",
+                               "--model", model, "--api-base", api_base, *extra],
+                              capture_output=True, text=True, timeout=120, env=env)
+        return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
+
+    chat_server.script(*["<answer>It is 42.</answer>"] * 3)  # asked again for evidence, then forced: the same
+    proc, result = run("openai/my-local-model", chat_server.base_url, "--no-stream")
+    assert proc.returncode == 0 and result["answer"] == "It is 42." and result["cost_usd"] is None, proc.stderr
+    assert "@@ litellm imported: False" in proc.stderr
+    # a refused connection is still named (its classification needs no litellm either)
+    proc, _ = run("hosted_vllm/my-local-model", "http://127.0.0.1:9/v1")
+    assert proc.returncode == 1 and "cannot reach the model server" in proc.stderr, proc.stderr
+    assert "@@ litellm imported: False" in proc.stderr
+    # a model in litellm's map is priced by litellm, as before
+    chat_server.script(*["<answer>It is 42.</answer>"] * 3)
+    proc, result = run("openai/gpt-4o-mini", chat_server.base_url)
+    assert proc.returncode == 0 and result["cost_usd"] > 0, proc.stderr
+    assert "@@ litellm imported: True" in proc.stderr

@@ -306,3 +306,22 @@ def test_redact_leaves_values_of_location_variables_alone():
     text = "paths /opt/tokenizers/cache2 and /home/me/.ssh/id_ed25519, key abcdef123456"
     assert redact(text, env) == f"paths /opt/tokenizers/cache2 and /home/me/.ssh/id_ed25519, key {REDACTED}"
 
+
+
+def test_the_model_boundary_sends_a_text_marked_redacted_as_is_and_scans_anything_made_from_it(monkeypatch):
+    from tui_agent.config import Settings
+    from tui_agent.model.llm import LLM
+    from tui_agent.tools.visit import extraction_messages
+
+    secret = "boundary-" + "k3Yq9ZpR7wXv2LmN8bTc"
+    monkeypatch.setenv("TUI_TEST_BOUNDARY_API_KEY", secret)
+    llm = LLM(Settings())
+    marked = redaction.Redacted("a page, redacted before")
+    derived = marked + " and then " + secret  # any change gives a plain str: scanned again
+    assert type(derived) is str
+    sent = llm._redacted([{"role": "user", "content": marked}, {"role": "user", "content": derived}])
+    assert sent[0]["content"] is marked
+    assert secret not in sent[1]["content"] and REDACTED in sent[1]["content"]
+    # the extraction prompt is marked, so its goal and URL are redacted where it is built
+    [message] = extraction_messages(f"find {secret}", f"http://x.test/?api_key={secret}", "the page")
+    assert isinstance(message["content"], redaction.Redacted) and secret not in message["content"]

@@ -107,7 +107,7 @@ class RunController:
             return
         try:
             note(LOADING)
-            await asyncio.to_thread(warm_up)  # in a thread still: a cancellation need not wait for it
+            await asyncio.to_thread(warm_up, settings)  # in a thread still: a cancellation need not wait for it
             note(None)
             # litellm's module graph is huge and lives forever: keep it out of the cyclic GC's
             # full collections, which otherwise stall the UI for hundreds of milliseconds.

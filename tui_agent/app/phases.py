@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from tui_agent.session.state import Status
 
 if TYPE_CHECKING:
+    from tui_agent.config import Settings
     from tui_agent.session.fold import SessionState
 
 
@@ -21,12 +22,14 @@ class Phase(StrEnum):
     FAILED = "ended: error"  # the run could not start
 
 
-def warm_up() -> None:
-    """Imports the engine needs, done in a thread after the first frame (litellm takes seconds)."""
+def warm_up(settings: Settings | None = None) -> None:
+    """Imports the engine needs, done in a thread after the first frame (litellm takes seconds;
+    not imported when ``settings`` need none of it: :func:`tui_agent.model.llm.litellm_needed`)."""
     from tui_agent.model import llm, tokens  # noqa: F401
     from tui_agent.agent import runner  # noqa: F401
 
-    llm.litellm()
+    if settings is None or llm.litellm_needed(settings):
+        llm.litellm()
     tokens.encoder()
     import tui_agent.tools  # noqa: F401
     import tui_agent.web.net  # noqa: F401

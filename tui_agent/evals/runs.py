@@ -163,7 +163,7 @@ class EvalRun:
                 done(item[0], await self._case(item[1]))
 
         if "llm" not in self.run_kwargs:
-            await asyncio.to_thread(warm_up)  # not in the first case, with every other case waiting on it
+            await asyncio.to_thread(warm_up, self.settings)  # not in the first case, with every other case waiting on it
         slots = max(1, slots or self.concurrency)
         async with self._shared_client(slots):
             await asyncio.gather(*(slot() for _ in range(slots)))
@@ -247,14 +247,16 @@ class EvalRun:
         return Replayer(fold(self.store.events(recorded.id))) if recorded is not None else None
 
 
-def warm_up() -> None:
+def warm_up(settings: Settings | None = None) -> None:
     """What every case needs and the first one would otherwise load on the event loop: litellm
-    (seconds of imports), the tokenizer, the tools and the fetch client's modules."""
+    (seconds of imports; not when ``settings`` need none of it), the tokenizer, the tools and the
+    fetch client's modules."""
     import tui_agent.tools
     import tui_agent.web.net  # noqa: F401 - loaded here, not by the first case
     from tui_agent.model import llm, tokens
 
-    llm.litellm()
+    if settings is None or llm.litellm_needed(settings):
+        llm.litellm()
     tokens.encoder()
 
 

@@ -103,7 +103,12 @@ class DirectChat:
         if self._client is None or self._loop is not loop or self._client.is_closed:
             # The user's own endpoint: no guard, no environment proxies for loopback (httpx's default
             # trust_env reads HTTP(S)_PROXY/NO_PROXY, as the OpenAI SDK does).
-            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), follow_redirects=False)
+            # One SSL context per process (loading certifi's bundle costs ~70 ms of CPU; an eval
+            # builds a client per case).
+            from tui_agent.web.transport import ssl_context
+
+            self._client = httpx.AsyncClient(timeout=httpx.Timeout(self.timeout), follow_redirects=False,
+                                             verify=ssl_context())
             self._loop = loop
         return self._client
 

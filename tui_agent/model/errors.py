@@ -9,6 +9,7 @@ import asyncio
 import email.utils
 import errno
 import socket
+import sys
 import time
 from typing import Iterator
 
@@ -47,6 +48,26 @@ def _retry_after(exc: BaseException) -> float | None:
         return max(0.0, parsed.timestamp() - time.time()) if parsed else None
 
 
+class _NotRaised(Exception):
+    """No exception is one of these: the stand-in for litellm's exception classes while litellm is
+    not imported (then nothing raised can be one of them)."""
+
+
+class _NoLitellmExceptions:
+    def __getattr__(self, name: str) -> type[Exception]:
+        return _NotRaised
+
+
+def _litellm_exceptions(exc: BaseException):
+    """litellm's exception classes, or stand-ins when litellm was never imported: a call through
+    the direct client fails with its own exceptions, and naming them costs no import of seconds."""
+    if "litellm" not in sys.modules:
+        return _NoLitellmExceptions()
+    from tui_agent.model.llm import litellm  # the adapter holds the one litellm import
+
+    return litellm().exceptions
+
+
 def classify(exc: BaseException, *, key_hint: str | None = None,
              via: str | None = "--api-base") -> tuple[bool, str, str, int | None]:
     """(retryable, kind, plain message, status) for an exception from a model call.
@@ -54,10 +75,7 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
     ``key_hint``: said with a 400 or 401 when the call went to a configured endpoint (a proxy
     answers a missing or wrong key with either); ``via``: where the endpoint is configured (None: the
     provider's own endpoint, nothing to check but the model)."""
-    from tui_agent.model.llm import litellm  # the adapter holds the one litellm import
-
-    lt = litellm()
-    e = lt.exceptions
+    e = _litellm_exceptions(exc)
     status = getattr(exc, "status_code", None)
     text = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
     if isinstance(exc, e.ContextWindowExceededError):

@@ -29,7 +29,7 @@ from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause
 )
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
-from tui_agent.model import pricing
+from tui_agent.model import known_models, pricing
 from tui_agent.model.endpoints import Endpoints
 # A LiteLLM Router (several deployments and keys behind one model name) lives in model.routing.
 from tui_agent.model.routing import Deployment, load_router_config, routed  # noqa: F401 - the CLI's file check
@@ -67,6 +67,22 @@ def litellm():
     return _litellm
 
 
+def litellm_needed(settings: Settings) -> bool:
+    """Whether a run with these settings calls into litellm: a model the direct client does not
+    serve (another provider, a Router, native tools), or one whose price or context window may be
+    in litellm's map. A run against a local OpenAI-compatible server needs neither, and does not
+    pay the import's seconds of CPU."""
+    from tui_agent.model import direct
+
+    native = settings.protocol == "native"
+    for model in pricing.models_in_use(settings):
+        if not direct.chosen(settings.transport, model, settings.api_base, settings.router_config, native):
+            return True
+        if not known_models.unknown(model):
+            return True
+    return False
+
+
 class LLM:
     """One adapter per run, a :class:`tui_agent.model.Model`. ``complete`` streams, retries and prices one model call.
 
@@ -96,6 +112,8 @@ class LLM:
     def context_window(self, model: str | None = None) -> int:
         if self.settings.context_window:
             return self.settings.context_window
+        if known_models.unknown(model or self.settings.model):
+            return DEFAULT_CONTEXT_WINDOW  # not in litellm's map: no import of litellm to be told so
         try:
             info = litellm().get_model_info(model or self.settings.model or "")
             value = info.get("max_input_tokens") or info.get("max_tokens")
@@ -123,12 +141,15 @@ class LLM:
         """The request's messages with secrets redacted: the boundary before any model request.
         Each distinct content is redacted once per run (a history is resent at every call)."""
         from tui_agent.safety.hygiene import redact
+        from tui_agent.safety.redaction import Redacted
 
         cache = self._redaction_cache
         out = []
         for m in messages:
             content = m.get("content")
-            if isinstance(content, str):
+            if isinstance(content, Redacted):
+                pass  # made of redacted parts (the extraction prompt around a page): not scanned again
+            elif isinstance(content, str):
                 clean = cache.get(content)
                 if clean is None:
                     if len(cache) >= REDACTION_CACHE_SIZE:
@@ -241,10 +262,11 @@ class LLM:
         from tui_agent.model import direct
 
         if direct.chosen(s.transport, model, s.api_base, s.router_config, tools):  # exact there, cheaper: direct.py
-            if self._direct is None:
+            if not known_models.unknown(model):
                 # litellm prices the reply: imported now, before any deadline runs (an import of seconds
                 # inside the loop would time out the calls in flight beside this one)
                 litellm()
+            if self._direct is None:
                 self._direct = direct.DirectChat(s.model_timeout_s)
             reply = await self._direct.complete(
                 messages, model=model, api_base=s.api_base or "", key=s.api_key.get_secret_value() if s.api_key else None,

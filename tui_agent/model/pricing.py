@@ -42,6 +42,11 @@ def litellm_cost(model: str, prompt_tokens: int, completion_tokens: int) -> floa
 
     if model in _UNPRICED:
         return None
+    from tui_agent.model import known_models
+
+    if known_models.unknown(model):  # not in the map: no import of litellm to be told so
+        _UNPRICED.add(model)
+        return None
     try:
         p, c = litellm().cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     except Exception:  # noqa: BLE001 - litellm raises for a model it does not know

@@ -37,6 +37,14 @@ from tui_agent.safety.assignments import assignment_spans, is_placeholder, kuber
 
 REDACTED = "[REDACTED]"
 
+
+class Redacted(str):
+    """A text made only of redacted parts and fixed text of ours (a prompt around a page already
+    redacted): the model boundary sends it without scanning it again. Any operation on it gives a
+    plain ``str``, so a text changed afterwards is scanned as usual."""
+
+    __slots__ = ()
+
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "PWD", "AUTH")
 """An environment variable whose name contains one of these may hold a secret."""
 LOCATION_NAME_SUFFIXES = ("_DIR", "_PATH", "_FILE", "_HOME", "_URL", "_HOST", "_ID", "_NAME")

@@ -30,6 +30,7 @@ from typing import Any
 from tui_agent.model import tokens
 from tui_agent.context import budgets
 from tui_agent.safety.hygiene import cut_note, escape_tags, redact, strip_controls
+from tui_agent.safety.redaction import Redacted
 from tui_agent.model.jsonreply import json_object
 from tui_agent.model.retrying import excerpt
 from tui_agent.kinds import ObservationStatus
@@ -312,17 +313,19 @@ def prompt_template() -> str:
 
 
 def extraction_messages(goal: str, url: str, page_text: str) -> list[dict[str, str]]:
-    """The extraction request: one user message from prompts/extract.txt."""
+    """The extraction request: one user message from prompts/extract.txt. ``page_text`` is
+    redacted already (:func:`extract` does it once); the goal and URL are redacted here, so the
+    message is :class:`Redacted` and the model boundary does not scan the page a second time."""
     template = prompt_template()
     head, _, tail = template.partition("{content}")
-    goal = redact(goal)
+    goal, url = redact(goal), redact(url)
 
     def fill(part: str) -> str:
         return part.replace("{goal}", goal).replace("{url}", url)
 
     # The page cannot forge the markers around it, a protocol tag or a chat-template token (look-alikes too).
     page_text = escape_tags(page_text)
-    return [{"role": "user", "content": fill(head) + page_text + fill(tail)}]
+    return [{"role": "user", "content": Redacted(fill(head) + page_text + fill(tail))}]
 
 
 def parse_extraction(raw: str) -> tuple[str, str] | None:
