@@ -204,7 +204,6 @@ def by_package(stats: Any, steps: int) -> list[tuple[str, float]]:
 def profile_rows(rows: dict[str, tuple[list[str], str]], n: int, top: int, old: Path | None) -> int:
     """Each row's long run under cProfile (its steps only); the top functions by own time and by
     cumulative time, in ms per step."""
-    import io
     import pstats
 
     with ChatServer() as chat, SearxServer() as searx, tempfile.TemporaryDirectory(prefix="bench-prof-") as tmp:

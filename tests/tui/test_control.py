@@ -364,7 +364,7 @@ async def test_the_header_says_what_start_up_waits_for(chat_server, tmp_path, mo
 
     loaded = threading.Event()
     real = controller.warm_up
-    monkeypatch.setattr(controller, "warm_up", lambda: (loaded.wait(30), real()))
+    monkeypatch.setattr(controller, "warm_up", lambda *settings: (loaded.wait(30), real(*settings)))
     chat_server.script(call("lookup", topic="a"), ANSWER)
     app, tool = make_app(chat_server, tmp_path, auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -152,3 +152,21 @@ async def test_the_clock_tick_that_comes_while_the_app_closes_does_not_crash_it(
         app.refresh_gauge()
         await pilot.pause()
         assert app.main._gauge is not None and app.main._gauge.calls >= 1  # kept for a gauge composed later
+
+
+async def test_the_header_takes_a_second_line_when_its_pills_no_longer_fit_and_gives_it_back(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="x"), ANSWER)
+    app, _ = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_pending(pilot, app)
+        header = app.main.header
+        await pilot.pause()
+        assert header.region.height == 1
+        header.breakpoint, header.auto, header.waited = True, True, "1h 12m 30s"  # pills no longer fit in 100
+        await wait_until(pilot, lambda: header.region.height == 2, what="the header's second line")
+        text = "".join(str(header.render_line(y).text) for y in range(2))
+        assert "breakpoint" in text and "auto" in text and "1h 12m 30s" in text  # nothing cut off
+        body = app.main.query_one("#body").region.y
+        header.breakpoint, header.waited = False, ""
+        await wait_until(pilot, lambda: header.region.height == 1, what="the header back on one line")
+        assert app.main.query_one("#body").region.y == body - 1  # the panes below move up again

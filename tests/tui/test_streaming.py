@@ -67,3 +67,32 @@ async def test_a_key_is_answered_while_the_engine_loop_is_busy(chat_server, tmp_
         await wait_ended(pilot, app)
         # Nothing of the streamed reply was lost on the way between the two loops.
         assert app.session.steps[1].live_answer == BODY * 2
+
+
+async def test_a_following_pane_moves_in_steps_of_half_its_height_and_the_newest_line_stays_in_view():
+    from textual.app import App
+
+    class One(App):
+        def compose(self):
+            yield StreamingText(id="t")
+
+    async with One().run_test(size=(40, 12)) as pilot:
+        pane = pilot.app.query_one(StreamingText)
+        await pilot.pause()
+        height = pane.scrollable_content_region.height
+        offsets = []
+        for n in range(40):
+            pane.append(f"line {n}\n")
+            await pilot.pause()
+            last = len(pane._vis) - 1
+            assert pane.scroll_offset.y <= last < pane.scroll_offset.y + height  # the newest line is shown
+            offsets.append(pane.scroll_offset.y)
+        moves = [b - a for a, b in zip(offsets, offsets[1:]) if b != a]
+        assert moves and all(m == height // 2 for m in moves)  # it stood still between steps
+        assert len(moves) <= 40 // (height // 2) + 1
+        pane.scroll_to(y=0, animate=False)  # the user reads from the top: the pane stays there
+        await pilot.pause()
+        pane.append("more\nand more\n" * 10)
+        await pilot.pause()
+        assert pane.scroll_offset.y == 0
+        assert pane.text.endswith("and more\n")

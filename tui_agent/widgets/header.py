@@ -26,11 +26,39 @@ class StatusHeader(Widget):
 
     model: reactive[str] = reactive("")
     session_id: reactive[str] = reactive("")
-    # layout=True: the header's height is auto, and a longer line may wrap to a second one (80 columns)
-    state: reactive[str] = reactive("idle", layout=True)
-    auto: reactive[bool] = reactive(False, layout=True)
-    breakpoint: reactive[bool] = reactive(False, layout=True)
-    waited: reactive[str] = reactive("", layout=True)  # how long the decision waiting for the user has waited
+    state: reactive[str] = reactive("idle")
+    auto: reactive[bool] = reactive(False)
+    breakpoint: reactive[bool] = reactive(False)
+    waited: reactive[str] = reactive("")  # how long the decision waiting for the user has waited
+
+    # The height is auto: a longer line may wrap to a second one (80 columns). A change lays the
+    # screen out again only when the line count changes; otherwise it repaints this line alone (a
+    # layout of the whole screen is most of what a key like ``y`` costs while an answer streams).
+    def _fit(self) -> None:
+        width = self.content_region.width
+        if width <= 0 or not self.is_mounted:
+            return
+        lines = 1 if self.render().cell_length <= width else 2
+        if lines != self.content_region.height:
+            self.refresh(layout=True)
+
+    def watch_model(self) -> None:
+        self._fit()
+
+    def watch_session_id(self) -> None:
+        self._fit()
+
+    def watch_state(self) -> None:
+        self._fit()
+
+    def watch_auto(self) -> None:
+        self._fit()
+
+    def watch_breakpoint(self) -> None:
+        self._fit()
+
+    def watch_waited(self) -> None:
+        self._fit()
 
     def render(self) -> Content:
         state_style = STATE_STYLES.get(self.state, "bold $error" if "error" in self.state else "bold $primary")
