@@ -261,24 +261,31 @@ def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S):
     return Reply(text, chunk_size=chunk, chunk_delay_s=1.0 / (tokens_per_s / (chunk / 4)))
 
 
-def _press_and_poll(presses: int) -> list[float]:
+def _press_and_poll(presses: int, target: str = "") -> list[float]:
     """Press ``y`` ``presses`` times; each time poll capture-pane until the header's auto flag flips."""
-    samples = []
-    start_auto = " auto" in capture().splitlines()[0]
-    for i in range(presses):
-        want = (i % 2 == 1) == start_auto
-        t0 = time.perf_counter()
-        tmux("send-keys", "-t", TMUX, "y")
-        while True:
-            screen = capture()
-            header = screen.splitlines()[0] if screen else ""
-            if (" auto" in header) == want:  # capture-pane strips trailing spaces
-                break
-            if time.perf_counter() - t0 > 5:
-                raise TimeoutError(header)
-        samples.append(time.perf_counter() - t0)
-        time.sleep(0.15)
-    return samples
+    return [_press_once(target or TMUX) for _ in range(presses)]
+
+
+def _press_once(target: str) -> float:
+    """Press ``y`` in the tmux session ``target`` and poll its capture until the header's auto flag
+    flips; the seconds that took."""
+    start_auto = " auto" in _capture(target).splitlines()[0]
+    t0 = time.perf_counter()
+    tmux("send-keys", "-t", target, "y")
+    while True:
+        screen = _capture(target)
+        header = screen.splitlines()[0] if screen else ""
+        if (" auto" in header) != start_auto:  # capture-pane strips trailing spaces
+            break
+        if time.perf_counter() - t0 > 5:
+            raise TimeoutError(header)
+    took = time.perf_counter() - t0
+    time.sleep(0.15)
+    return took
+
+
+def _capture(target: str) -> str:
+    return tmux("capture-pane", "-p", "-t", target, check=False)
 
 
 def _serve_answer(pipe, tokens_per_s: int) -> None:
@@ -317,37 +324,35 @@ class _AnswerServer:
 
 def bench_keys_answer_vs_minimal(presses: int, tmp: Path,
                                  tokens_per_s: int = ANSWER_TOKENS_PER_S) -> list[tuple[str, str, str, str]]:
-    """Side by side, one run, same tmux, same polling: ``y`` while the real app streams a long
-    Markdown answer from the local scripted chat server (in its own process), vs a minimal Textual app."""
-    tmux("kill-session", "-t", TMUX, check=False)
-    tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
-         f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_KEYS_APP)}; sleep 60")
-    try:
-        deadline = time.time() + START_TIMEOUT_S
-        while "minimal" not in capture():
-            if time.time() > deadline:
-                raise TimeoutError(capture())
-            time.sleep(0.05)
-        time.sleep(0.5)
-        minimal = _press_and_poll(presses)
-    finally:
-        tmux("kill-session", "-t", TMUX, check=False)
+    """Side by side, same tmux server, same polling: ``y`` while the real app streams a long
+    Markdown answer from the local scripted chat server (in its own process), vs a minimal Textual
+    app. Both run at once, and the presses alternate between them (minimal, real, minimal, …): a
+    change in the machine's load (other work on its two cores) falls on both alike."""
+    minimal_s, real_s = f"{TMUX}-minimal", TMUX
+    for name in (minimal_s, real_s):
+        tmux("kill-session", "-t", name, check=False)
     with _AnswerServer(tokens_per_s) as chat:
-        tmux("new-session", "-d", "-s", TMUX, "-x", "120", "-y", "40",
-             tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
         try:
+            tmux("new-session", "-d", "-s", minimal_s, "-x", "120", "-y", "40",
+                 f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_KEYS_APP)}; sleep 60")
+            tmux("new-session", "-d", "-s", real_s, "-x", "120", "-y", "40",
+                 tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
             deadline = time.time() + START_TIMEOUT_S
-            while "Answer (arriving" not in capture():
+            while "minimal" not in _capture(minimal_s) or "Answer (arriving" not in _capture(real_s):
                 if time.time() > deadline:
-                    raise TimeoutError(capture())
+                    raise TimeoutError(_capture(real_s))
                 time.sleep(0.05)
             time.sleep(2.0)  # some of the answer is in already
-            mine = _press_and_poll(presses)
-            header = capture().splitlines()[0]
+            minimal, mine = [], []
+            for _ in range(presses):
+                minimal.append(_press_once(minimal_s))
+                mine.append(_press_once(real_s))
+            header = _capture(real_s).splitlines()[0]
             if "answering" not in header:
                 raise RuntimeError(f"the stream ended before the presses did: {header}")
         finally:
-            tmux("kill-session", "-t", TMUX, check=False)
+            for name in (minimal_s, real_s):
+                tmux("kill-session", "-t", name, check=False)
     a50, a95, b50, b95 = pct(mine, .5), pct(mine, .95), pct(minimal, .5), pct(minimal, .95)
     return [
         (f"key -> screen, long answer streaming ({tokens_per_s} tok/s), tmux, p50",

@@ -96,3 +96,34 @@ async def test_a_following_pane_moves_in_steps_of_half_its_height_and_the_newest
         await pilot.pause()
         assert pane.scroll_offset.y == 0
         assert pane.text.endswith("and more\n")
+
+
+async def test_text_streamed_in_any_pieces_wraps_exactly_as_the_whole_text_would():
+    # A word cut between two chunks at a line's end, spaces at a break, wide characters, blank
+    # lines, words longer than the pane: appending re-wraps only the last line, and must agree.
+    import random
+
+    from textual.app import App
+
+    from tui_agent.widgets.trace_panes import wrap_line
+
+    class One(App):
+        def compose(self):
+            yield StreamingText(id="t")
+
+    rng = random.Random(7)
+    words = ["a", "bb", "word", "longerword", "x" * 35, "  ", " ", "é", "日本語", "\n", "\n\n"]
+    async with One().run_test(size=(30, 10)) as pilot:
+        pane = pilot.app.query_one(StreamingText)
+        await pilot.pause()
+        for _ in range(100):
+            pane.set_text("")
+            text = "".join(rng.choice(words) + rng.choice([" ", ""]) for _ in range(rng.randint(1, 60)))
+            i = 0
+            while i < len(text):
+                n = rng.randint(1, 9)
+                pane.append(text[i:i + n])
+                i += n
+                if rng.random() < 0.2:
+                    await pilot.pause()  # a resize (the scrollbar comes) re-wraps in between
+            assert pane._vis == [v for line in text.split("\n") for v in wrap_line(line, pane._wrap_width)], text
