@@ -59,7 +59,9 @@ def test_a_router_over_a_429ing_a_500ing_and_a_dead_deployment_answers_every_cas
             ChatServer(default=every_other(Fault(status=500))) as failing:
         dead = f"http://127.0.0.1:{closed_port()}/v1"
         config = router_file(tmp_path, limited.base_url, failing.base_url, dead)
-        proc = router_eval(tmp_path, searx_server, config, "r", "--concurrency", "32")
+        # Short rests and backoff (settings): the same faults, the same Router, in seconds not a minute.
+        proc = router_eval(tmp_path, searx_server, config, "r", "--concurrency", "32",
+                           env={"TUI_AGENT_ROUTER_COOLDOWN_S": "1", "TUI_AGENT_RETRY_BASE_S": "0.2"})
         assert proc.returncode == 0, proc.stderr[-3000:]
         cases = json.loads(proc.stdout)["cases"]
         assert len(cases) == 32
