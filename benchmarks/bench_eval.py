@@ -5,9 +5,12 @@ litellm and the real HTTP client, against local servers from tests/servers.py th
 process of their own (their CPU is not the eval's):
 
 - the scripted OpenAI-compatible ``ChatServer``, every reply held ``--latency`` seconds (``Reply.delay_s``);
-- a SearXNG server whose every result is one page of the ``PageServer``, a realistic ~150 KB
-  article (benchmarks/bench_extract.py's generator), so each case fetches, decodes, extracts
-  (trafilatura), redacts and stores a real-sized page.
+- a SearXNG server and a ``PageServer``: case i's search returns, and its visit reads, the i-th
+  real page of the extraction dev set (``shared/extraction-dev``, 900-odd published pages, in
+  turn: each case another page, as a regression set reads), so each case fetches, decodes,
+  extracts (trafilatura), redacts and stores a real page. ``--pages synthetic`` gives every case
+  the one generated ~150 KB article of benchmarks/bench_extract.py instead (links, tables and
+  code on every screen: about four times a real page's extraction CPU).
 
 Each case: a search, a visit (with the page-extraction model call), an answer: 4 model calls,
 so the ideal is ``concurrency / (4 × latency)`` cases/s (every model call waiting its latency,
@@ -20,7 +23,7 @@ no time of our own). Reported per row:
 - in flight: model requests in flight at the server on average over the run span;
 - CPU ms/case: the CPU time of the eval and its workers (start and imports included) per case.
 
-    .venv/bin/python benchmarks/bench_eval.py [--latency 0.3] [--workers 1 2] [--concurrency 4 16 32]
+    .venv/bin/python benchmarks/bench_eval.py [--latency 0.3] [--workers 1 2] [--concurrency 4 16 32] [--pages real|synthetic]
     .venv/bin/python benchmarks/bench_eval.py --profile   # where one process's CPU goes (cProfile)
     .venv/bin/python benchmarks/bench_eval.py --client    # the cost of building a fetch client
 
@@ -33,6 +36,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import re
 import resource
 import sqlite3
 import subprocess
@@ -51,14 +55,32 @@ PAGE_BYTES = 150_000
 PROFILE_CASES = 32
 
 
-def serve(latency: float, pipe, counters) -> None:
-    """The servers' process: a chat server with latency, a search server, a page server."""
+def real_pages() -> list[bytes]:
+    """The real pages of the extraction dev set (shared/extraction-dev: 900-odd news, blog,
+    government and company pages, a quarter neither English nor German), as their bytes."""
+    from bench_quality import default_tarball, trafilatura_pages, unpacked
+
+    tarball = default_tarball()
+    if tarball is None:
+        sys.exit("no shared/extraction-dev/trafilatura-eval.tar.xz beside the repository: use --pages synthetic")
+    return [page["body"] for page in trafilatura_pages(unpacked(tarball), None)]
+
+
+def case_number(text: str) -> int:
+    found = re.search(r"year (\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
+def serve(latency: float, pipe, counters, pages_kind: str = "real") -> None:
+    """The servers' process: a chat server with latency, a search server, a page server. Case i
+    reads page i of the real pages (in turn), or the one synthetic ~150 KB article."""
     from bench_extract import make_article
 
     from tests.helpers import call
     from tests.servers import ChatServer, PageServer, Reply, SearxServer
 
     lock = threading.Lock()
+    bodies = real_pages() if pages_kind == "real" else [make_article(PAGE_BYTES).encode()]
 
     def model(request: dict) -> Reply:
         messages = request["messages"]
@@ -77,7 +99,8 @@ def serve(latency: float, pipe, counters) -> None:
                 if turn == 0:
                     text = "<think>Search.</think>" + call("search", query=[question[:40]])
                 elif turn == 1:
-                    text = "<think>Read it.</think>" + call("visit", url=[page_url], goal="energy use in 2024")
+                    url = page_urls[case_number(question) % len(page_urls)]
+                    text = "<think>Read it.</think>" + call("visit", url=[url], goal="energy use in 2024")
                 else:
                     text = "<think>Enough.</think><answer>Energy use grew by two percent [1].</answer>"
             time.sleep(latency)
@@ -87,15 +110,17 @@ def serve(latency: float, pipe, counters) -> None:
                 counters[1] -= 1
 
     with ChatServer(model) as chat, PageServer() as pages, SearxServer() as searx:
-        page_url = pages.add("/energy-2024", make_article(PAGE_BYTES))
-        searx.responder = lambda q: [{"url": page_url, "title": "Global energy use in 2024", "content": "energy"}]
-        pipe.send((chat.base_url, searx.url))
+        # the real pages' bytes as published: no charset in the header (the reader decodes them)
+        page_urls = [pages.add(f"/page-{n}", body, content_type="text/html") for n, body in enumerate(bodies)]
+        searx.responder = lambda q: [{"url": page_urls[case_number(q) % len(page_urls)],
+                                      "title": "Global energy use in 2024", "content": "energy"}]
+        pipe.send((chat.base_url, searx.url, len(bodies), sum(map(len, bodies)) // len(bodies)))
         pipe.recv()  # until the benchmark is done
 
 
-def run_eval(urls: tuple[str, str], workers: int, concurrency: int, cases: int, data: Path,
+def run_eval(urls: tuple, workers: int, concurrency: int, cases: int, data: Path,
              prefix: list[str] | None = None, extra: list[str] | None = None) -> tuple[float, subprocess.CompletedProcess]:
-    chat_url, searx_url = urls
+    chat_url, searx_url = urls[:2]
     path = data / "set.jsonl"
     path.write_text("".join(json.dumps({"id": f"case-{i}", "question": f"How much energy in year {i}?",
                                         "expect": ["two percent"]}) + "\n" for i in range(cases)))
@@ -151,6 +176,9 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, nargs="+", default=[4, 16, 32])
     ap.add_argument("--cases-per-slot", type=int, default=6, help="cases = this × concurrency (at least 32)")
     ap.add_argument("--no-stream", action="store_true", help="run the evals with --no-stream")
+    ap.add_argument("--pages", choices=["real", "synthetic"], default="real",
+                    help="real: case i reads the i-th page of shared/extraction-dev (each case another real "
+                         "page); synthetic: every case reads one generated ~150 KB article")
     ap.add_argument("--profile", action="store_true", help="profile one in-process eval (workers 1, concurrency 16)")
     ap.add_argument("--save", type=Path, help="with --profile: keep the cProfile output here")
     ap.add_argument("--client", action="store_true", help="only time building the fetch client")
@@ -160,7 +188,7 @@ def main() -> None:
     ctx = multiprocessing.get_context("spawn")
     counters = ctx.Array("i", 3)  # requests, in flight now, most in flight
     parent, child = ctx.Pipe()
-    server = ctx.Process(target=serve, args=(ns.latency, child, counters), daemon=True)
+    server = ctx.Process(target=serve, args=(ns.latency, child, counters, ns.pages), daemon=True)
     server.start()
     urls = parent.recv()
     try:
@@ -195,8 +223,10 @@ def table(urls, ns, counters) -> None:
             rows.append((workers, concurrency, cases, calls / cases, ideal, cases / span, cases / wall, in_flight,
                          proc.cpu_s / cases * 1000))
             print(f"  workers {workers} concurrency {concurrency}: {cases / span:.1f} cases/s", file=sys.stderr)
-    print(f"\nmodel latency {ns.latency:.2f} s per call, {CALLS_PER_CASE} calls per case, a {PAGE_BYTES // 1000} KB page "
-          f"per case{', --no-stream' if ns.no_stream else ''}; {os.cpu_count()} cores, load average at start {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n")
+    pages = (f"another of {urls[2]} real pages per case (mean {urls[3] // 1000} KB)" if ns.pages == "real"
+             else f"one synthetic {urls[3] // 1000} KB page")
+    print(f"\nmodel latency {ns.latency:.2f} s per call, {CALLS_PER_CASE} calls per case, {pages}"
+          f"{', --no-stream' if ns.no_stream else ''}; {os.cpu_count()} cores, load average at start {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n")
     print(f"{'workers':>7} {'conc.':>5} {'cases':>5} {'calls/case':>10} {'ideal/s':>8} {'run/s':>6} {'% ideal':>8} "
           f"{'wall/s':>6} {'in flight':>9} {'CPU ms/case':>11}")
     for w, c, n, cpc, ideal, run, wall, flight, cpu in rows:
