@@ -122,3 +122,25 @@ def test_a_bad_mcp_server_table_or_tool_policy_in_the_config_is_named_with_its_k
         with pytest.raises(ConfigError) as err:
             load_settings(path=path, environ={})
         assert str(path) in str(err.value) and said in str(err.value)
+
+
+async def test_mcp_tools_whose_names_a_provider_refuses_get_valid_names_that_still_reach_them(chat_server):
+    # MCP allows dots, slashes and long names; OpenAI's tools (and Anthropic's) take only
+    # ^[a-zA-Z0-9_-]{1,64}$ and refuse the whole request otherwise.
+    import re
+
+    from tests.servers import Reply, ToolCall
+
+    valid = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+    chat_server.script(Reply("", tool_calls=[ToolCall("mcp__notes__notes_lookup_v2", {"topic": "hubble"}, id="c1")]),
+                       "Hubble was born in 1889.")
+    settings = settings_for(chat_server, protocol="native", mcp_servers={"notes": stdio()})
+    approver, rec = RecordingApprover(), Recorder()
+    result = await Run(settings, "When was Hubble born?", store=None, approver=approver, listeners=[rec]).start()
+    names = [t["function"]["name"] for t in chat_server.requests[0]["tools"]]
+    assert all(valid.match(n) for n in names), names
+    assert "mcp__notes__notes_lookup_v2" in names
+    long_name = next(n for n in names if "lookup_the_note" in n)
+    assert len(long_name) == 64 and long_name != next(n for n in names if n.startswith("mcp__notes__find"))
+    (obs,) = rec.of("observation")
+    assert result["termination"] == "answer" and obs.text.startswith("v2: Edwin Hubble")  # the dotted tool ran

@@ -4,7 +4,8 @@
     serve_http()                      # over streamable HTTP on 127.0.0.1, in a thread of the test
 
 Tools: ``find_note`` (a note, or a tool error for an unknown topic), ``wait`` (hangs for the
-seconds asked: the call timeout's test) and ``crash`` (the server process dies mid-call).
+seconds asked: the call timeout's test), ``crash`` (the server process dies mid-call), and the
+notes again as ``notes.lookup/v2`` and under a name of 76 characters (names a provider refuses).
 """
 
 from __future__ import annotations
@@ -43,6 +44,18 @@ async def wait(seconds: float) -> str:
             fh.write("waiting")
     await anyio.sleep(seconds)
     return f"waited {seconds} s"
+
+
+@app.tool(name="notes.lookup/v2")
+def dotted(topic: str) -> str:
+    """The same notes under a name with a dot and a slash (allowed by MCP, not by OpenAI's tools)."""
+    return "v2: " + find_note(topic)
+
+
+@app.tool(name="lookup_" + "the_note_about_a_topic_" * 3)
+def long_named(topic: str) -> str:
+    """The same notes under a name longer than a provider's 64 characters."""
+    return "long: " + find_note(topic)
 
 
 @app.tool()

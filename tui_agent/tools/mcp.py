@@ -12,7 +12,9 @@ observation that says so (status ``failed``), never a traceback or a hang.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.tools.base import FAILED, OK, Tool, ToolContext, ToolResult
@@ -27,9 +29,20 @@ PREFIX = "mcp__"
 CALL_TIMEOUT_MARGIN_S = 5.0  # over the tool's own bounds (which name the server), for the engine's outer one
 
 
+NAME_LIMIT = 64
+"""Characters of a tool name a provider takes (OpenAI's and Anthropic's tools: ``^[a-zA-Z0-9_-]{1,64}$``)."""
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_-]")
+
+
 def tool_name(server: str, tool: str) -> str:
-    """The name the model calls: ``mcp__SERVER__TOOL`` (Claude Code's convention)."""
-    return f"{PREFIX}{server}__{tool}"
+    """The name the model calls: ``mcp__SERVER__TOOL`` (Claude Code's convention). A character a
+    provider refuses in a name (MCP allows dots and slashes) becomes ``_``; a name over NAME_LIMIT
+    keeps its start and ends in a hash of the tool's own name, so two long names stay two."""
+    name = f"{PREFIX}{server}__{_NOT_NAME.sub('_', tool) or 'tool'}"
+    if len(name) > NAME_LIMIT:
+        digest = hashlib.sha1(tool.encode("utf-8")).hexdigest()[:8]
+        name = f"{name[:NAME_LIMIT - 9]}_{digest}"
+    return name
 
 
 class McpTool(Tool):
