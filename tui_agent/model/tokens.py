@@ -192,7 +192,8 @@ _SPLIT_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
 _SPLIT_CANDIDATE = re.compile(r"(?<=[^\W_])[^\w']")  # after a letter or digit: no word character
 HEAD_MARGIN = 64
 """Tokens encoded beyond the ones asked for, so that an estimate a little short needs no second round."""
-_FIRST_CHARS_PER_TOKEN = 4.0  # English prose runs 4.5-6.5 characters a token in o200k_base
+_FIRST_CHARS_PER_TOKEN = 4.0  # English prose runs 4.5-6.5 characters a token in o200k_base, Chinese < 1.5
+_FIRST_CHARS = 16_384  # the first part encoded, to measure the characters a token of this text
 
 
 def split_point(text: str, start: int) -> int | None:
@@ -209,16 +210,18 @@ def split_point(text: str, start: int) -> int | None:
 def encode_head(text: str, min_tokens: int) -> tuple[list[int], int]:
     """``(ids, end)``: the token ids of ``text[:end]``, which are the first ids of the whole text,
     with ``end`` where the text may be cut and at least ``min_tokens`` ids, or the whole text's
-    ids (``end == len(text)``) when it has fewer or cannot be cut. Only a prefix is encoded: it is
-    guessed from the characters a token (4 at first, then as measured) for ``min_tokens`` and
-    :data:`HEAD_MARGIN` more tokens, and grown while it holds fewer than ``min_tokens``."""
+    ids (``end == len(text)``) when it has fewer or cannot be cut. Only a prefix is encoded, in
+    parts cut where the text may be cut: a first part of at most 16K characters measures the
+    characters a token, the next is sized for ``min_tokens`` and :data:`HEAD_MARGIN` more tokens
+    at that rate, and more follow while the prefix holds fewer than ``min_tokens``."""
     enc = encoder()
     if getattr(enc, "name", None) not in _SPLIT_ENCODINGS:
         return enc.encode(text, disallowed_special=()), len(text)
     ids: list[int] = []
     start, per_token = 0, _FIRST_CHARS_PER_TOKEN
     while True:
-        guess = start + max(1, int((min_tokens + HEAD_MARGIN - len(ids)) * per_token))
+        want = (min_tokens + HEAD_MARGIN - len(ids)) * per_token
+        guess = start + max(1, int(want if ids else min(want, _FIRST_CHARS)))  # the first part measures
         end = split_point(text, guess) if guess < len(text) else None
         end = len(text) if end is None else end
         ids += enc.encode(text[start:end], disallowed_special=())
