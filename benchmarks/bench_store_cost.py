@@ -6,7 +6,8 @@ each) are recorded once with the current code; then each checkout given appends 
 a fresh database, in a child process whose ``sys.path`` starts at that checkout: ``create_session``
 and one ``Store.append`` per event, as a run does (``batch_steps=True`` where the store has it, as
 ``tui-agent eval`` opens it; each old checkout is run both ways). SQL/case counts the statements
-SQLite ran (its trace callback, in a second, untimed pass), commits/case the transactions. The rule sets are compiled before the clock starts (a one-time cost,
+SQLite ran (its trace callback, in a second, untimed pass), commits/case the transactions;
+CPU ms/case is the child's process time (user + system) over the same appends, less hit by other load. The rule sets are compiled before the clock starts (a one-time cost,
 printed apart).
 
     git -C . archive 040fdbc | (mkdir -p /tmp/old040 && tar -x -C /tmp/old040)
@@ -67,12 +68,12 @@ def measure(root: str, events_file: str, cases: int, batch: bool) -> None:
 
         runs = [(f"case-{i}", question, [event_from_dict({**data, "session_id": f"case-{i}"}) for data in dicts])
                 for i, (question, dicts) in enumerate(recorded)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for sid, question, events in runs:
             store.create_session(sid, question, "instant/model")
             for event in events:
                 store.append(event)
-        total = time.perf_counter() - t0
+        total, cpu = time.perf_counter() - t0, time.process_time() - c0
         if hasattr(store, "flush"):
             store.flush()
         stored = store.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
@@ -89,7 +90,7 @@ def measure(root: str, events_file: str, cases: int, batch: bool) -> None:
                 counted.flush()
             counted.conn.set_trace_callback(None)
             counted.close()
-    print(json.dumps({"ms_case": total / len(runs) * 1000, "compile_ms": compile_ms,
+    print(json.dumps({"ms_case": total / len(runs) * 1000, "cpu_ms_case": cpu / len(runs) * 1000, "compile_ms": compile_ms,
                       "events": sum(len(events) for _, _, events in runs) / len(runs),
                       "stored": stored, "batched": bool(kwargs),
                       "statements": len(statements) / len(runs),
@@ -128,15 +129,19 @@ def main() -> None:
         for _ in range(args.rounds):  # rows interleaved round by round: machine noise hits them alike
             for name, root, batch in specs:
                 results[name].append(child(root, events_file, args.cases, batch))
-        rows = [(name, {**runs[0], "ms_case": statistics.median(r["ms_case"] for r in runs)})
+        rows = [(name, {**runs[0], "ms_case": statistics.median(r["ms_case"] for r in runs),
+                        "cpu_ms_case": statistics.median(r["cpu_ms_case"] for r in runs)})
                 for name, runs in results.items()]
     n_events = rows[0][1]["events"]
     print(f"{args.cases} cases of {n_events:.0f} events each (bench_eval_overhead's case); rules compiled before timing; "
           f"median of {args.rounds} rounds\n")
     base = rows[0][1]["ms_case"]
-    print(f"{'store':<44} {'ms/case':>8} {'ms/event':>9} {'× first':>8} {'SQL/case':>9} {'commits/case':>13} {'compile ms':>11}")
+    cpu_base = rows[0][1]["cpu_ms_case"]
+    print(f"{'store':<44} {'ms/case':>8} {'ms/event':>9} {'× first':>8} {'CPU ms/case':>12} {'× first':>8} "
+          f"{'SQL/case':>9} {'commits/case':>13} {'compile ms':>11}")
     for name, r in rows:
         print(f"{name:<44} {r['ms_case']:>8.2f} {r['ms_case'] / n_events:>9.3f} {r['ms_case'] / base:>8.2f} "
+              f"{r['cpu_ms_case']:>12.2f} {r['cpu_ms_case'] / cpu_base:>8.2f} "
               f"{r.get('statements', 0):>9.1f} {r.get('commits', 0):>13.1f} {r['compile_ms']:>11.0f}")
 
 

@@ -67,6 +67,8 @@ def _redacted_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_INSERT_SQL = ("INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
+               "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)")
 # The session row of a run that ended: its status, termination and the run's own counters.
 _ENDED_SQL = ("UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, owner=NULL "
               "WHERE id=?")
@@ -258,10 +260,11 @@ class Store:
         appended to the same session since (a citation check next to an open TUI)."""
         if not events:
             return
-        self.conn.executemany(
-            "INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
-            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)",
-            [(sid, sid, event.ts, event.step, event.type, data) for event, data in events])
+        rows = [(sid, sid, event.ts, event.step, event.type, data) for event, data in events]
+        if len(rows) == 1:  # one event (the TUI, a run): execute costs less than executemany
+            self.conn.execute(_INSERT_SQL, rows[0])
+        else:
+            self.conn.executemany(_INSERT_SQL, rows)
         self._update_row(sid, [event for event, _ in events])
 
     def _update_row(self, sid: str, events: list[Event]) -> None:
