@@ -60,6 +60,7 @@ def corpus() -> dict[str, str]:
         "punctuation runs": ("=" * 97 + "\n" + "-" * 61 + "....!!!" + "\n") * 300,
         "digits": "12345678901234567890 " * 1500 + "99999999999" * 800,
         "sparse (the guess is too short)": "internationalization counterrevolutionaries " * 3000,
+        "letters and marks only (no place to cut)": "a\u0301e\u0308" * 3000 + " tail words",
         **{f"fuzzed {seed}": fuzzed(seed, 3000) for seed in range(12)},
     }
 

@@ -194,16 +194,19 @@ HEAD_MARGIN = 64
 """Tokens encoded beyond the ones asked for, so that an estimate a little short needs no second round."""
 _FIRST_CHARS_PER_TOKEN = 4.0  # English prose runs 4.5-6.5 characters a token in o200k_base, Chinese < 1.5
 _FIRST_CHARS = 16_384  # the first part encoded, to measure the characters a token of this text
+_SPLIT_TRIES = 1000  # candidates looked at before giving up on a cut (each costs a Python step)
 
 
 def split_point(text: str, start: int) -> int | None:
     """The first position at or after ``start`` (> 0) where ``text`` may be cut without changing
     its tokens (``encode(text) == encode(text[:n]) + encode(text[n:])``), or None."""
-    for m in _SPLIT_CANDIDATE.finditer(text, max(1, start)):
+    for tried, m in enumerate(_SPLIT_CANDIDATE.finditer(text, max(1, start))):
         n = m.start()
         before, after = unicodedata.category(text[n - 1]), unicodedata.category(text[n])
         if before[0] in "LN" and after[0] not in "LMN" and after not in ("Cn", "Cs", "Co"):
             return n
+        if tried >= _SPLIT_TRIES:  # a text of letters and combining marks only: encode it whole
+            return None
     return None
 
 
