@@ -5,11 +5,13 @@ CASES different cases of ``bench_eval_overhead.py`` (3 tool calls of ~1,000 toke
 each) are recorded once with the current code; then each checkout given appends the same events to
 a fresh database, in a child process whose ``sys.path`` starts at that checkout: ``create_session``
 and one ``Store.append`` per event, as a run does (``batch_steps=True`` where the store has it, as
-``tui-agent eval`` opens it). The rule sets are compiled before the clock starts (a one-time cost,
+``tui-agent eval`` opens it; each old checkout is run both ways). SQL/case counts the statements
+SQLite ran (its trace callback, in a second, untimed pass), commits/case the transactions;
+CPU ms/case is the child's process time (user + system) over the same appends, less hit by other load. The rule sets are compiled before the clock starts (a one-time cost,
 printed apart).
 
     git -C . archive 040fdbc | (mkdir -p /tmp/old040 && tar -x -C /tmp/old040)
-    .venv/bin/python benchmarks/bench_store_cost.py --old /tmp/old040 [--old OTHER] [--cases 200]
+    .venv/bin/python benchmarks/bench_store_cost.py --old /tmp/old040 [--old OTHER] [--cases 200] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import asyncio
 import inspect
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,18 +68,33 @@ def measure(root: str, events_file: str, cases: int, batch: bool) -> None:
 
         runs = [(f"case-{i}", question, [event_from_dict({**data, "session_id": f"case-{i}"}) for data in dicts])
                 for i, (question, dicts) in enumerate(recorded)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for sid, question, events in runs:
             store.create_session(sid, question, "instant/model")
             for event in events:
                 store.append(event)
-        total = time.perf_counter() - t0
+        total, cpu = time.perf_counter() - t0, time.process_time() - c0
         if hasattr(store, "flush"):
             store.flush()
         stored = store.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
-    print(json.dumps({"ms_case": total / len(runs) * 1000, "compile_ms": compile_ms,
+        # the same appends again into a second database, counting the SQL statements (not timed)
+        with tempfile.TemporaryDirectory() as d2:
+            counted = Store(Path(d2), **kwargs)
+            statements: list[str] = []
+            counted.conn.set_trace_callback(statements.append)
+            for sid, question, events in runs:
+                counted.create_session(sid, question, "instant/model")
+                for event in events:
+                    counted.append(event)
+            if hasattr(counted, "flush"):
+                counted.flush()
+            counted.conn.set_trace_callback(None)
+            counted.close()
+    print(json.dumps({"ms_case": total / len(runs) * 1000, "cpu_ms_case": cpu / len(runs) * 1000, "compile_ms": compile_ms,
                       "events": sum(len(events) for _, _, events in runs) / len(runs),
-                      "stored": stored, "batched": bool(kwargs)}))
+                      "stored": stored, "batched": bool(kwargs),
+                      "statements": len(statements) / len(runs),
+                      "commits": sum(st.startswith("COMMIT") for st in statements) / len(runs)}))
 
 
 def child(root: Path, events_file: Path, cases: int, batch: bool) -> dict:
@@ -91,6 +109,7 @@ def main() -> None:
     ap.add_argument("--old", type=Path, action="append", default=[],
                     help="a checkout of older code (e.g. git archive 040fdbc); may be given again")
     ap.add_argument("--cases", type=int, default=200)
+    ap.add_argument("--rounds", type=int, default=3, help="runs of each row, interleaved (median)")
     ap.add_argument("--measure", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--batch", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -100,18 +119,30 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         events_file = Path(d) / "case.json"
         record(events_file, args.cases)
-        rows = []
+        specs = []
         for old in args.old:
-            rows.append((f"old: {old}", child(old, events_file, args.cases, False)))
-        rows.append(("new, one commit per event (TUI, run)", child(ROOT, events_file, args.cases, False)))
-        rows.append(("new, one commit per step (eval)", child(ROOT, events_file, args.cases, True)))
+            specs.append((f"old: {old}", old, False))
+            specs.append((f"old, batched: {old}", old, True))
+        specs.append(("new, one commit per event (TUI, run)", ROOT, False))
+        specs.append(("new, one commit per step (eval)", ROOT, True))
+        results: dict[str, list[dict]] = {name: [] for name, _, _ in specs}
+        for _ in range(args.rounds):  # rows interleaved round by round: machine noise hits them alike
+            for name, root, batch in specs:
+                results[name].append(child(root, events_file, args.cases, batch))
+        rows = [(name, {**runs[0], "ms_case": statistics.median(r["ms_case"] for r in runs),
+                        "cpu_ms_case": statistics.median(r["cpu_ms_case"] for r in runs)})
+                for name, runs in results.items()]
     n_events = rows[0][1]["events"]
-    print(f"{args.cases} cases of {n_events:.0f} events each (bench_eval_overhead's case); rules compiled before timing\n")
+    print(f"{args.cases} cases of {n_events:.0f} events each (bench_eval_overhead's case); rules compiled before timing; "
+          f"median of {args.rounds} rounds\n")
     base = rows[0][1]["ms_case"]
-    print(f"{'store':<44} {'ms/case':>8} {'ms/event':>9} {'× first':>8} {'compile ms':>11}")
+    cpu_base = rows[0][1]["cpu_ms_case"]
+    print(f"{'store':<44} {'ms/case':>8} {'ms/event':>9} {'× first':>8} {'CPU ms/case':>12} {'× first':>8} "
+          f"{'SQL/case':>9} {'commits/case':>13} {'compile ms':>11}")
     for name, r in rows:
         print(f"{name:<44} {r['ms_case']:>8.2f} {r['ms_case'] / n_events:>9.3f} {r['ms_case'] / base:>8.2f} "
-              f"{r['compile_ms']:>11.0f}")
+              f"{r['cpu_ms_case']:>12.2f} {r['cpu_ms_case'] / cpu_base:>8.2f} "
+              f"{r.get('statements', 0):>9.1f} {r.get('commits', 0):>13.1f} {r['compile_ms']:>11.0f}")
 
 
 if __name__ == "__main__":

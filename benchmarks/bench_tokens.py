@@ -16,7 +16,15 @@ Rows are measured interleaved, turn by turn, so machine noise hits them alike; m
 turn and ratios to ``cached``. Goal: ``cached`` is a small fraction of ``full recount`` (it
 tokenizes ~5K tokens instead of ~105K) and the encoder is never reloaded per turn.
 
-Run: ``.venv/bin/python benchmarks/bench_tokens.py [--turns 15] [--history 100000] [--new-tokens 5000]``.
+A second table: ``tokens.truncate`` of a page's text to ``extract_max_tokens`` (24,000), as
+visit's extraction cuts it: ``old`` is the whole text encoded and its first tokens decoded
+(``budgets.cut``, what truncate did before), ``new, first read`` the head only (the process's count
+cache emptied each time), ``new, read again`` the same text a second time in the process (another
+eval case reading the same page: one lookup when it fits). Pages: bench_extract's generated
+article through trafilatura (150 KB of HTML: ~107K characters that fit in 24,000 tokens, the page
+of bench_eval; 1 MB: ~700K characters), and a Chinese text without spaces.
+
+Run: ``.venv/bin/python benchmarks/bench_tokens.py [--turns 15] [--history 100000] [--new-tokens 5000] [--repeat 15]``.
 """
 
 from __future__ import annotations
@@ -85,6 +93,7 @@ def main() -> int:
     ap.add_argument("--turns", type=int, default=15)
     ap.add_argument("--history", type=int, default=100_000)
     ap.add_argument("--new-tokens", type=int, default=5000)
+    ap.add_argument("--repeat", type=int, default=15, help="truncate table: timings per row (median)")
     args = ap.parse_args()
 
     rng = random.Random(3)
@@ -136,7 +145,47 @@ def main() -> int:
     reload = statistics.median(times["reload + recount"])
     print(f"full recount / cached = {full / base:.1f}x; reload + recount / cached = {reload / base:.1f}x; "
           f"reload + recount / full recount = {reload / full:.1f}x")
+    truncate_table(args.repeat)
     return 0
+
+
+def page_texts() -> dict[str, str]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import trafilatura
+    from bench_extract import make_article
+
+    cjk = ("全球能源使用在二零二四年增长了百分之二这是根据国际能源机构的年度报告其中可再生能源的份额继续上升，"
+           "煤炭的使用在亚洲仍然很高而欧洲的需求下降了。")
+    return {"page 150 KB (fits)": trafilatura.extract(make_article(150_000)) or "",
+            "page 1 MB": trafilatura.extract(make_article(1_000_000)) or "",
+            "Chinese 300K chars": cjk * (300_000 // len(cjk))}
+
+
+def truncate_table(repeat: int, limit: int = 24_000) -> None:
+    from tui_agent.context import budgets
+
+    print(f"\ntokens.truncate to {limit:,} tokens (visit's extraction cut); median of {repeat} in ms")
+    head = f"{'text':<20} {'chars':>9} {'tokens':>8} {'old':>8} {'new, first read':>16} {'new, read again':>16} {'old / new first':>16}"
+    print(head)
+    print("-" * len(head))
+    for name, text in page_texts().items():
+        times: dict[str, list[float]] = {"old": [], "first": [], "again": []}
+        for _ in range(repeat):
+            tokens._counts = tokens._Counts()  # a process that has not seen the text
+            t0 = time.perf_counter()
+            old = budgets.cut(text, limit)[0]
+            t1 = time.perf_counter()
+            first = tokens.truncate(text, limit)
+            t2 = time.perf_counter()
+            again = tokens.truncate(text, limit)
+            t3 = time.perf_counter()
+            assert old == first == again
+            times["old"].append(t1 - t0)
+            times["first"].append(t2 - t1)
+            times["again"].append(t3 - t2)
+        med = {k: statistics.median(v) * 1000 for k, v in times.items()}
+        print(f"{name:<20} {len(text):>9,} {tokens.count(text):>8,} {med['old']:>8.2f} {med['first']:>16.2f} "
+              f"{med['again']:>16.3f} {med['old'] / med['first']:>15.1f}x")
 
 
 if __name__ == "__main__":

@@ -130,3 +130,24 @@ def test_the_rule_sets_compile_in_a_background_thread_started_at_start_up():
     assert thread.daemon
     thread.join(120)
     assert rule_sets._compiled.cache_info().currsize == 1  # the first redaction finds them compiled
+
+
+def test_a_batched_store_keeps_the_same_events_and_session_row_as_one_commit_per_event(tmp_path):
+    """A step written in one statement (eval) numbers its events and sets the session's steps, time
+    and end exactly as committing each event on its own (a run in the TUI) does."""
+    events = secret_events("s", 4) + [RunEnded(session_id="s", step=4, termination="answer",
+                                               result={"cost_usd": 0.5, "tool_calls": 4, "total_tokens": 90})]
+    rows = {}
+    for name, batch in (("each", False), ("step", True)):
+        store = Store(tmp_path / name, batch_steps=batch)
+        store.create_session("s", "q", "m")
+        for e in events:
+            store.append(e)
+        reader = Store(tmp_path / name)  # another connection: what was committed
+        row = reader.get_session("s")
+        seqs = [s for (s,) in reader.conn.execute("SELECT seq FROM events WHERE session_id='s' ORDER BY seq")]
+        rows[name] = (list(reader.event_dicts("s")), seqs, row.steps, row.updated, row.status, row.termination,
+                      row.cost_usd, row.tool_calls, row.tokens)
+    assert rows["step"] == rows["each"]
+    assert rows["step"][1] == list(range(1, len(events) + 1)) and rows["step"][2] == 4
+    assert rows["step"][3] == events[-1].ts and rows["step"][4] == SessionStatus.ENDED

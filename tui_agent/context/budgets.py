@@ -1,10 +1,11 @@
 """Token budgets and the one cut.
 
 Every place that cuts text to a token budget cuts it here, and says so in one note format:
-``[… cut N of M tokens to fit <what>]``. The observation cap (``hygiene.cap_tokens``), the
-tokens module's ``truncate``, visit's per-URL share (handed to tools in their ``ToolContext``),
-the forced answer's trim of the latest observation, the verifier's source budget and the
-compaction calls all use :func:`cut` or :func:`fit`.
+``[… cut N of M tokens to fit <what>]``. The observation cap (``hygiene.cap_tokens``), visit's
+per-URL share (handed to tools in their ``ToolContext``), the forced answer's trim of the latest
+observation, the verifier's source budget and the compaction calls all use :func:`cut` or
+:func:`fit`. The one cut without a note or a count is ``tokens.truncate`` (the page text sent to
+extraction), which encodes only the head of a long text.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Token counting: one tiktoken encoder per process, offline, and a per-message cache.
+"""Token counting: one tiktoken encoder per process, offline, a per-message cache and a bounded
+per-process cache of counted texts; the head of a long text without encoding all of it.
 
 tiktoken downloads its encodings on first use, which fails offline; litellm ships cl100k_base
 and o200k_base in its package, so we point TIKTOKEN_CACHE_DIR there (found without importing
@@ -14,9 +15,12 @@ rewritten).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
+import re
 import threading
+import unicodedata
 from typing import Callable, Iterable, Mapping
 
 ENCODING = "o200k_base"
@@ -122,16 +126,131 @@ def _load_encoding():
 
 
 def count(text: str) -> int:
+    """Tokens in ``text``; a text counted before in this process is looked up (:data:`_counts`)."""
     if not text:
         return 0
-    return len(encoder().encode(text, disallowed_special=()))
+    enc = encoder()
+    n = _counts.get(enc, text)
+    if n is None:
+        n = len(enc.encode(text, disallowed_special=()))
+        _counts.put(enc, text, n)
+    return n
 
 
-def truncate(text: str, max_tokens: int) -> tuple[str, int]:
-    """Keep the first ``max_tokens`` tokens; returns (text, tokens cut) (``context.budgets.cut``)."""
-    from tui_agent.context import budgets
+class _Counts:
+    """Token counts of texts seen in this process, keyed by the text itself (exact, no digest), so
+    a text counted again (the system prompt of every eval case, a page that several cases read)
+    costs one lookup. Bounded: at most ``max_entries`` texts and ``max_chars`` characters held,
+    the oldest forgotten first; cleared when the encoder changes. Thread-safe."""
 
-    return budgets.cut(text, max_tokens)
+    def __init__(self, max_entries: int = 4096, max_chars: int = 4_000_000) -> None:
+        self.max_entries, self.max_chars = max_entries, max_chars
+        self._owner: object = None
+        self._map: dict[str, int] = {}
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, enc: object, text: str) -> int | None:
+        return self._map.get(text) if enc is self._owner else None
+
+    def put(self, enc: object, text: str, n: int) -> None:
+        if len(text) > self.max_chars // 4:
+            return  # one text may not push out all the others
+        with self._lock:
+            if enc is not self._owner:
+                self._owner, self._map, self._chars = enc, {}, 0
+            if text in self._map:
+                return
+            self._map[text] = n
+            self._chars += len(text)
+            while len(self._map) > self.max_entries or self._chars > self.max_chars:
+                oldest = next(iter(self._map))
+                del self._map[oldest]
+                self._chars -= len(oldest)
+
+
+_counts = _Counts()
+
+
+@functools.lru_cache(maxsize=64)
+def _role_tokens(role: str) -> int:
+    """Tokens of a message's role ("system", "user", ...): a handful of strings, counted once."""
+    return len(encoder().encode(role, disallowed_special=())) if role else 0
+
+
+# -- a long text's first tokens, without encoding all of it -------------------------------------
+# tiktoken splits a text with its pattern into pieces and encodes each piece on its own, so the
+# ids of a text are the ids of its parts when it is cut where the pattern always splits. In
+# o200k_base and cl100k_base that is after a letter that is followed by anything that cannot
+# continue a word (not a letter, a combining mark or an apostrophe, which may start "'s"), and
+# after a digit followed by anything but a digit: no piece holds a letter and such a character, or
+# a digit and a non-digit, and the pattern looks no further than one character past a piece
+# (its only lookahead is ``\s+(?!\S)``, and a piece ending in a letter or digit is no run of
+# spaces). Both characters are checked against Python's Unicode data too, so a character that a
+# newer table calls a letter (unassigned here) never makes a cut.
+_SPLIT_ENCODINGS = frozenset({"o200k_base", "cl100k_base"})
+_SPLIT_CANDIDATE = re.compile(r"(?<=[^\W_])[^\w']")  # after a letter or digit: no word character
+HEAD_MARGIN = 64
+"""Tokens encoded beyond the ones asked for, so that an estimate a little short needs no second round."""
+_FIRST_CHARS_PER_TOKEN = 4.0  # English prose runs 4.5-6.5 characters a token in o200k_base, Chinese < 1.5
+_FIRST_CHARS = 16_384  # the first part encoded, to measure the characters a token of this text
+_SPLIT_TRIES = 1000  # candidates looked at before giving up on a cut (each costs a Python step)
+
+
+def split_point(text: str, start: int) -> int | None:
+    """The first position at or after ``start`` (> 0) where ``text`` may be cut without changing
+    its tokens (``encode(text) == encode(text[:n]) + encode(text[n:])``), or None."""
+    for tried, m in enumerate(_SPLIT_CANDIDATE.finditer(text, max(1, start))):
+        n = m.start()
+        before, after = unicodedata.category(text[n - 1]), unicodedata.category(text[n])
+        if before[0] in "LN" and after[0] not in "LMN" and after not in ("Cn", "Cs", "Co"):
+            return n
+        if tried >= _SPLIT_TRIES:  # a text of letters and combining marks only: encode it whole
+            return None
+    return None
+
+
+def encode_head(text: str, min_tokens: int) -> tuple[list[int], int]:
+    """``(ids, end)``: the token ids of ``text[:end]``, which are the first ids of the whole text,
+    with ``end`` where the text may be cut and at least ``min_tokens`` ids, or the whole text's
+    ids (``end == len(text)``) when it has fewer or cannot be cut. Only a prefix is encoded, in
+    parts cut where the text may be cut: a first part of at most 16K characters measures the
+    characters a token, the next is sized for ``min_tokens`` and :data:`HEAD_MARGIN` more tokens
+    at that rate, and more follow while the prefix holds fewer than ``min_tokens``."""
+    enc = encoder()
+    if getattr(enc, "name", None) not in _SPLIT_ENCODINGS:
+        return enc.encode(text, disallowed_special=()), len(text)
+    ids: list[int] = []
+    start, per_token = 0, _FIRST_CHARS_PER_TOKEN
+    while True:
+        want = (min_tokens + HEAD_MARGIN - len(ids)) * per_token
+        guess = start + max(1, int(want if ids else min(want, _FIRST_CHARS)))  # the first part measures
+        end = split_point(text, guess) if guess < len(text) else None
+        end = len(text) if end is None else end
+        ids += enc.encode(text[start:end], disallowed_special=())
+        if end >= len(text) or len(ids) >= min_tokens:
+            return ids, end
+        start, per_token = end, end / max(1, len(ids))
+
+
+def truncate(text: str, max_tokens: int) -> str:
+    """The first ``max_tokens`` tokens of ``text`` (the text itself when it has no more), exactly
+    as decoding the first ``max_tokens`` ids of the whole text gives, though only a prefix of a
+    long text is encoded (:func:`encode_head`); no note (``context.budgets.fit`` adds one)."""
+    if max_tokens <= 0:
+        return ""
+    if len(text) <= max_tokens and len(text.encode("utf-8", "surrogatepass")) <= max_tokens:
+        return text  # a token is at least one byte
+    enc = encoder()
+    known = _counts.get(enc, text)
+    if known is not None and known <= max_tokens:
+        return text
+    ids, end = encode_head(text, max_tokens)
+    if end >= len(text):
+        _counts.put(enc, text, len(ids))
+        if len(ids) <= max_tokens:
+            return text
+    return enc.decode(ids[:max_tokens])
 
 
 class TokenCounter:
@@ -146,7 +265,7 @@ class TokenCounter:
         key = (msg.get("role", ""), msg.get("content") or "")
         n = self._cache.get(key)
         if n is None:
-            n = count(key[1]) + count(key[0]) + MESSAGE_OVERHEAD
+            n = count(key[1]) + _role_tokens(key[0]) + MESSAGE_OVERHEAD
             self._cache[key] = n
             if len(self._cache) > self._max:
                 del self._cache[next(iter(self._cache))]

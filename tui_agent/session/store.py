@@ -67,6 +67,8 @@ def _redacted_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+_INSERT_SQL = ("INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
+               "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)")
 # The session row of a run that ended: its status, termination and the run's own counters.
 _ENDED_SQL = ("UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, owner=NULL "
               "WHERE id=?")
@@ -114,18 +116,18 @@ class Store:
             raise store_error(self.path, exc, "read") from None
 
     @contextmanager
-    def _transaction(self, flush: tuple[str, ...] = ()) -> Iterator[None]:
-        """One write transaction; the held events of the sessions in ``flush`` are written first.
-        A failed COMMIT (a full disk) may already have rolled it back: the error says why the
-        write failed, never "cannot rollback" (held events stay held)."""
+    def _transaction(self, flush: tuple[str, ...] = (), then: tuple[Event, str] | None = None) -> Iterator[None]:
+        """One write transaction; the held events of the sessions in ``flush`` are written first,
+        and ``then`` after those of its session (one statement for all). A failed COMMIT (a full
+        disk) may already have rolled it back: the error says why the write failed, never "cannot
+        rollback" (held events stay held)."""
         with self._lock:
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
                 try:
                     for sid in flush:
                         held = self._held.get(sid, [])
-                        for i, (event, data) in enumerate(held):  # the last one sets the row's time
-                            self._insert(event, data, touch=i == len(held) - 1)
+                        self._insert_many(sid, [*held, then] if then and then[0].session_id == sid else held)
                     yield
                     self.conn.execute("COMMIT")
                     for sid in flush:
@@ -242,8 +244,8 @@ class Store:
             with self._lock:
                 self._held.setdefault(sid, []).append((event, data))
             return
-        with self._transaction(flush=(sid,)):
-            self._insert(event, data)
+        with self._transaction(flush=(sid,), then=(event, data)):
+            pass
 
     def flush(self, session_id: str | None = None) -> None:
         """Commit the events held for a session (all sessions: None) in one transaction."""
@@ -252,34 +254,40 @@ class Store:
             with self._transaction(flush=sessions):
                 pass
 
-    def _insert(self, event: Event, data: str, *, touch: bool = True) -> None:
-        # The next number is read inside the write transaction: another process may have
-        # appended to the same session since (a citation check next to an open TUI).
-        sid = event.session_id
-        self.conn.execute(
-            "INSERT INTO events (session_id, seq, ts, step, type, data) VALUES "
-            "(?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id=?), ?, ?, ?, ?)",
-            (sid, sid, event.ts, event.step, event.type, data),
-        )
-        self._update_row(event, touch=touch)
+    def _insert_many(self, sid: str, events: list[tuple[Event, str]]) -> None:
+        """A session's events in one statement, each numbered after the last one stored, and its
+        row after them. The number is read inside the write transaction: another process may have
+        appended to the same session since (a citation check next to an open TUI)."""
+        if not events:
+            return
+        rows = [(sid, sid, event.ts, event.step, event.type, data) for event, data in events]
+        if len(rows) == 1:  # one event (the TUI, a run): execute costs less than executemany
+            self.conn.execute(_INSERT_SQL, rows[0])
+        else:
+            self.conn.executemany(_INSERT_SQL, rows)
+        self._update_row(sid, [event for event, _ in events])
 
-    def _update_row(self, event: Event, *, touch: bool = True) -> None:
-        """The session row after ``event``; ``touch``: also for events that only change its time."""
-        sid = event.session_id
-        match event:
-            case ModelCallStarted():
-                self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?",
-                                  (event.ts, event.step, sid))
-            case RunEnded(result=result, termination=termination):
-                result = result or {}
-                status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
-                self.conn.execute(_ENDED_SQL, (event.ts, status, termination, result.get("cost_usd"),
-                                               result.get("tool_calls") or 0, result.get("total_tokens") or 0, sid))
-            case RunStarted():
-                self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
-                                  (event.ts, SessionStatus.RUNNING, self.owner, sid))
-            case _ if touch:
-                self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (event.ts, sid))
+    def _update_row(self, sid: str, events: list[Event]) -> None:
+        """The session row after ``events`` (in order): a run that starts or ends sets its status;
+        then one statement sets the time (the last event's) and the steps the model was called in."""
+        steps = None
+        for event in events:
+            match event:
+                case ModelCallStarted(step=step):
+                    steps = step if steps is None else max(steps, step)
+                case RunEnded(result=result, termination=termination):
+                    result = result or {}
+                    status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
+                    self.conn.execute(_ENDED_SQL, (event.ts, status, termination, result.get("cost_usd"),
+                                                   result.get("tool_calls") or 0, result.get("total_tokens") or 0, sid))
+                case RunStarted():
+                    self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
+                                      (event.ts, SessionStatus.RUNNING, self.owner, sid))
+        if steps is None:
+            if not isinstance(events[-1], (RunStarted, RunEnded)):  # those set the time already
+                self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (events[-1].ts, sid))
+        else:
+            self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?", (events[-1].ts, steps, sid))
 
     # -- reading ----------------------------------------------------------------------------
     def list_sessions(self, limit: int | None = None) -> list[SessionRow]:
