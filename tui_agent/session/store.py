@@ -73,6 +73,29 @@ _INSERT_SQL = ("INSERT INTO events (session_id, seq, ts, step, type, data) VALUE
 _ENDED_SQL = ("UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=?, tool_calls=?, tokens=?, owner=NULL "
               "WHERE id=?")
 
+def _update_row(conn: sqlite3.Connection, owner: str, sid: str, events: list[Event]) -> None:
+    """The session row after ``events`` (in order): a run that starts or ends sets its status;
+    then one statement sets the time (the last event's) and the steps the model was called in."""
+    steps = None
+    for event in events:
+        match event:
+            case ModelCallStarted(step=step):
+                steps = step if steps is None else max(steps, step)
+            case RunEnded(result=result, termination=termination):
+                result = result or {}
+                status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
+                conn.execute(_ENDED_SQL, (event.ts, status, termination, result.get("cost_usd"),
+                                               result.get("tool_calls") or 0, result.get("total_tokens") or 0, sid))
+            case RunStarted():
+                conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
+                                  (event.ts, SessionStatus.RUNNING, owner, sid))
+    if steps is None:
+        if not isinstance(events[-1], (RunStarted, RunEnded)):  # those set the time already
+            conn.execute("UPDATE sessions SET updated=? WHERE id=?", (events[-1].ts, sid))
+    else:
+        conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?", (events[-1].ts, steps, sid))
+
+
 class Store:
     """The session database of one data directory. ``read_only``: never write (the commands that
     only read); sessions whose owner is gone are then shown interrupted without being marked."""
@@ -265,29 +288,7 @@ class Store:
             self.conn.execute(_INSERT_SQL, rows[0])
         else:
             self.conn.executemany(_INSERT_SQL, rows)
-        self._update_row(sid, [event for event, _ in events])
-
-    def _update_row(self, sid: str, events: list[Event]) -> None:
-        """The session row after ``events`` (in order): a run that starts or ends sets its status;
-        then one statement sets the time (the last event's) and the steps the model was called in."""
-        steps = None
-        for event in events:
-            match event:
-                case ModelCallStarted(step=step):
-                    steps = step if steps is None else max(steps, step)
-                case RunEnded(result=result, termination=termination):
-                    result = result or {}
-                    status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
-                    self.conn.execute(_ENDED_SQL, (event.ts, status, termination, result.get("cost_usd"),
-                                                   result.get("tool_calls") or 0, result.get("total_tokens") or 0, sid))
-                case RunStarted():
-                    self.conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
-                                      (event.ts, SessionStatus.RUNNING, self.owner, sid))
-        if steps is None:
-            if not isinstance(events[-1], (RunStarted, RunEnded)):  # those set the time already
-                self.conn.execute("UPDATE sessions SET updated=? WHERE id=?", (events[-1].ts, sid))
-        else:
-            self.conn.execute("UPDATE sessions SET updated=?, steps=MAX(steps, ?) WHERE id=?", (events[-1].ts, steps, sid))
+        _update_row(self.conn, self.owner, sid, [event for event, _ in events])
 
     # -- reading ----------------------------------------------------------------------------
     def list_sessions(self, limit: int | None = None) -> list[SessionRow]:
