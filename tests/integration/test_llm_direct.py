@@ -137,8 +137,17 @@ def test_a_run_against_a_local_server_with_a_model_litellm_does_not_know_never_i
     proc, _ = run("hosted_vllm/my-local-model", "http://127.0.0.1:9/v1")
     assert proc.returncode == 1 and "cannot reach the model server" in proc.stderr, proc.stderr
     assert "@@ litellm imported: False" in proc.stderr
-    # a model in litellm's map is priced by litellm, as before
-    chat_server.script(*["<answer>It is 42.</answer>"] * 3)
-    proc, result = run("openai/gpt-4o-mini", chat_server.base_url)
-    assert proc.returncode == 0 and result["cost_usd"] > 0, proc.stderr
-    assert "@@ litellm imported: True" in proc.stderr
+
+
+
+def test_a_model_in_litellms_map_is_still_asked_of_litellm_and_one_outside_it_is_not():
+    from tui_agent.model import known_models, pricing
+
+    settings = Settings(model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")
+    assert not known_models.unknown("openai/gpt-4o-mini") and llm_module.litellm_needed(settings)
+    assert pricing.cost(settings, ["openai/gpt-4o-mini"], 1000, 100) > 0  # litellm's price
+    local = Settings(model="openai/my-local-model", api_base="http://127.0.0.1:9/v1")
+    assert known_models.unknown("hosted_vllm/Qwen/My-Finetune-7B") and known_models.unknown("openai/my-local-model")
+    assert not llm_module.litellm_needed(local)
+    assert llm_module.litellm_needed(Settings(model=local.model, api_base=local.api_base, protocol="native"))  # native: litellm
+    assert not known_models.unknown("ollama_chat/whatever")  # not a map-only provider: litellm is asked

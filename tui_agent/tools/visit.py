@@ -178,7 +178,9 @@ async def extract(url: str, goal: str, text: str, full_chars: int | None, ctx: T
     the visit tool runs it; ``share``: the tokens the page text may take when extraction fails.
     The ladder: short/empty reply → 70% (×3) → 25,000 chars; not JSON → retry (×3)."""
     settings = ctx.settings
-    current = tokens.truncate(redact(text), settings.extract_max_tokens)
+    # Redacting and cutting a long page is CPU work of milliseconds: off the event loop (an eval's
+    # other cases, the TUI's engine) like the page's extraction before it.
+    current = await asyncio.to_thread(lambda: tokens.truncate(redact(text), settings.extract_max_tokens))
     attempt = shrinks = parse_retries = 0
     last_problem = ""
     while True:
