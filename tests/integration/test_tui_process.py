@@ -123,3 +123,40 @@ def test_the_tui_without_a_terminal_on_stdin_refuses_with_a_pointer_to_run(tmp_p
     code, err = _refused(tmp_path, stdin_tty=False, stdout_tty=True)
     assert code == 2
     assert "terminal" in err and "tui-agent run" in err and "Traceback" not in err
+
+
+# The TUI with Textual's terminal close made to hang, as it has been seen to when the terminal is
+# gone mid-write (a closed tmux pane).
+HANGING_CLOSE = (
+    "import sys, time\n"
+    "from textual.drivers.linux_driver import LinuxDriver\n"
+    "LinuxDriver.close = lambda self: time.sleep(3600)\n"
+    "from tui_agent.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_a_close_that_hangs_after_sighup_ends_the_process_and_the_session_stays_resumable(tmp_path, chat_server):
+    chat_server.script(Fault(hang=True))
+    env = env_for(tmp_path) | {"TUI_AGENT_SIGNAL_EXIT_GRACE_S": "3"}
+    tui = PtyProcess([sys.executable, "-c", HANGING_CLOSE, "What is the answer?", "--model", "openai/test-model",
+                      "--api-base", chat_server.base_url], env)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not chat_server.requests:
+            assert tui.proc.poll() is None, tui.text()[-3000:]
+            assert time.monotonic() < deadline, "the TUI never made its model call: " + tui.text()[-3000:]
+            time.sleep(0.2)
+        tui.proc.send_signal(signal.SIGHUP)
+        try:
+            code = tui.proc.wait(EXIT_TIMEOUT_S)  # the grace is 3 s: far inside this
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the hung close kept the process alive") from None
+        assert code == 128 + signal.SIGHUP
+    finally:
+        tui.close()
+    assert "ended at once (the session is interrupted, resumable)" in tui.text()
+    store = Store(tmp_path / "data")
+    (row,) = store.list_sessions()
+    assert row.status == "interrupted" and not store.held_elsewhere(row.id)
+    store.close()

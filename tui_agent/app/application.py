@@ -18,8 +18,10 @@ header are already on screen (the header says "loading model library…" meanwhi
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
+import threading
 from functools import partial
 from typing import Any, Callable, Iterable
 
@@ -50,6 +52,13 @@ from tui_agent.widgets.token_gauge import GaugeFigures, gauge_figures
 CLOCK_TICK_S = 1.0
 # Exit status after a stopping signal, as shells report it (128 + the signal number).
 SIGNAL_EXIT_BASE = 128
+
+
+def _end_now(code: int, note: str) -> None:
+    try:
+        os.write(2, note.encode())
+    finally:
+        os._exit(code)
 
 
 class ResearchApp(App[int]):
@@ -227,6 +236,14 @@ class ResearchApp(App[int]):
         self.control.interrupt(name, self.store, self.session.session_id)
         code = SIGNAL_EXIT_BASE + getattr(signal, name)
         self.exit(code, return_code=code)
+        # Textual's close writes to the terminal; with the terminal gone it has been seen to hang
+        # for good, and a live process keeps its session from being resumed. The session is marked
+        # interrupted already: past the grace, end at once.
+        grace = self.settings.signal_exit_grace_s
+        watchdog = threading.Timer(grace, _end_now, args=(code, f"tui-agent: closing took over {grace:g} s after "
+                                                          f"{name}; ended at once (the session is interrupted, resumable)\n"))
+        watchdog.daemon = True
+        watchdog.start()
 
     def open_store(self, settings: Settings) -> Any:
         if self._store_opened:

@@ -236,6 +236,8 @@ class Settings:
     """When a decision (tool call, plan, breakpoint, clarifying question) has waited notify_after_s: 'all' rings the terminal bell and sends a desktop notification through the terminal (OSC 9, or OSC 777 where the terminal takes it), 'bell' only rings, 'off' does neither."""
     notify_after_s: Annotated[float, Field(ge=0)] = 10.0
     """Seconds a decision waits before the bell and the desktop notification (0: at once)."""
+    signal_exit_grace_s: Annotated[float, Field(gt=0)] = 10.0
+    """Seconds the TUI may take to close after SIGTERM or SIGHUP (the session is marked interrupted first); a close that hangs longer (a terminal gone mid-write) ends the process then, so no hung process holds the session."""
     plan: Annotated[Literal["off", "ask", "clarify"], Flag(FRONT_END, const="ask")] = "off"
     """Plan mode: 'ask' writes a research plan before the first tool call for you to approve, edit, replan or skip; 'clarify' first lets the model ask up to three questions; the approved plan approves its own searches and visits."""
     plan_section_min_words: Positive = 30
