@@ -2,7 +2,7 @@
 
 A speed-up of the page pipeline (``content.to_page``: main text, rendering, links) must not change
 one byte of what the model reads. This runs ``to_page`` over every page of trafilatura's
-evaluation corpus (all 923 real pages of ``tests/eval``, see ``benchmarks/bench_quality.py``) with the code of this
+evaluation corpus (all 923 real pages in ``tests/eval``, see ``benchmarks/bench_quality.py``) with the code of this
 checkout and with the code of a baseline — a git ref of this repository (``--ref``, default
 ``main``, unpacked with ``git archive`` into a temporary folder) or another checkout
 (``--baseline DIR``) — each in its own Python process, and prints how many outputs differ (title,
@@ -56,12 +56,12 @@ def emit(code: Path, corpus: Path, limit: int | None, cut: int, out: Path) -> No
 
 
 def corpus_pages(corpus: Path, limit: int | None) -> list[dict]:
-    """Every page of the corpus (``tests/eval/*.html``) with its URL from ``evaldata.json``; the few
+    """Every page of the corpus (the files in ``tests/eval``) with its URL from ``evaldata.json``; the few
     pages the scores do not use get a made-up URL."""
     tests = corpus / "tests" if (corpus / "tests").is_dir() else corpus
     urls = {item["file"]: url for url, item in json.loads((tests / "evaldata.json").read_text(encoding="utf-8")).items()}
     pages = [{"url": urls.get(path.name, f"https://unscored.invalid/{path.name}"), "body": path.read_bytes()}
-             for path in sorted((tests / "eval").glob("*.html"))]
+             for path in sorted((tests / "eval").iterdir()) if path.is_file()]
     return pages[:limit] if limit else pages
 
 
