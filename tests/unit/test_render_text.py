@@ -1,5 +1,6 @@
-"""The renderer's text helpers give what the regular expressions they replaced gave (the speed-up
-of web/render.py must not change a character of a page's text)."""
+"""The page pipeline's text helpers give what the regular expressions they replaced gave (the
+speed-up of web/render.py and web/maintext.py must not change a character of a page's text, nor
+which source is chosen)."""
 
 import random
 import re
@@ -29,3 +30,19 @@ def test_whitespace_is_collapsed_as_the_regular_expressions_did():
 def test_a_text_is_tidied_as_the_regular_expressions_did():
     for text in _texts(2):
         assert tidy(text) == _tidy_by_regex(text), repr(text)
+
+
+def test_the_text_length_of_a_page_is_counted_as_the_regular_expression_did():
+    import lxml.html
+
+    from tui_agent.web.maintext import text_length
+
+    for i, text in enumerate(_texts(3, 400)):
+        words = text.split("b")
+        root = lxml.html.fragment_fromstring(
+            "<div>" + "".join(f"<p>{w}<i>{w[::-1]}</i></p>{w}" for w in words).replace("\r", "") + "</div>")
+        expected = len(re.sub(r"\s+", " ", "".join(root.itertext())).strip())
+        assert text_length(root) == expected, repr(text)
+        for enough in (0, 1, 5, 12, 100):
+            size = text_length(root, enough)
+            assert size == expected if expected < enough else size >= enough, (repr(text), enough)
