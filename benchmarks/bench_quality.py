@@ -23,17 +23,20 @@ Extractors, each given the page's bytes (a page is decoded inside the timing):
 - trafilatura, library defaults: ``trafilatura.extract(body)``;
 - trafilatura: ``extract(body, include_comments=False, include_tables=True, include_formatting=False)``,
   the options of trafilatura's own evaluation (``EXTRACT_OPTS``) — "trafilatura alone" below;
-- trafilatura favor_precision / favor_recall / fast: the same with that option;
+- trafilatura favor_precision / favor_recall / fast: the same with that option (``fast``, formerly
+  ``no_fallback``, skips the comparison with readability and jusText);
 - tui-agent: ``content.to_page(body, "text/html", url, fmt="text").text``, the code path of
   ``tui-agent read --format text`` after the fetch (web/maintext.py);
 - tui-agent without the readability fallback, and keeping a first heading that repeats the
-  title: the same with one of its two rules off (ablations: what each rule adds).
+  title: the same with one of its two rules off (ablations: what each rule adds);
+- tui-agent with favor_precision / with fast: the same with that option added to
+  ``maintext.TRAFILATURA_OPTIONS``.
 
 Times are the mean wall time per page of one run of each extractor per page, run in turn
 page by page (so load changes hit them all alike), and its ratio to trafilatura alone.
 
 Run: ``.venv/bin/python benchmarks/bench_quality.py [--corpus DIR | --tarball FILE] [--aeb DIR]
-[--only trafilatura|aeb] [--limit N]``.
+[--only trafilatura|aeb] [--limit N] [--extractor NAME ...]``.
 """
 
 from __future__ import annotations
@@ -196,6 +199,15 @@ def extractors() -> dict:
             maintext.TRAFILATURA_OPTIONS.clear()
             maintext.TRAFILATURA_OPTIONS.update(saved)
 
+    def tui_agent_fast(body: bytes, url: str) -> str:
+        saved = dict(maintext.TRAFILATURA_OPTIONS)
+        maintext.TRAFILATURA_OPTIONS.update(fast=True)
+        try:
+            return tui_agent(body, url)
+        finally:
+            maintext.TRAFILATURA_OPTIONS.clear()
+            maintext.TRAFILATURA_OPTIONS.update(saved)
+
     def tui_agent_keeping_the_title_heading(body: bytes, url: str) -> str:
         saved, maintext._repeats_title = maintext._repeats_title, lambda heading, title: False
         try:
@@ -214,6 +226,7 @@ def extractors() -> dict:
         "tui-agent without the readability fallback": tui_agent_without_readability,
         "tui-agent keeping a heading that repeats the title": tui_agent_keeping_the_title_heading,
         "tui-agent with favor_precision": tui_agent_favoring_precision,
+        "tui-agent with fast": tui_agent_fast,
     }
 
 
@@ -253,12 +266,20 @@ def main() -> None:
     parser.add_argument("--aeb", type=Path, help="a clone of scrapinghub/article-extraction-benchmark")
     parser.add_argument("--only", choices=["trafilatura", "aeb"], help="run one corpus only")
     parser.add_argument("--limit", type=int, help="the first N pages of each corpus (a quick look)")
+    parser.add_argument("--extractor", action="append", metavar="NAME",
+                        help="run only this extractor (repeatable; 'trafilatura' is always run: the times are "
+                             "relative to it); default: all")
     args = parser.parse_args()
 
     import logging
 
     logging.disable(logging.CRITICAL)  # trafilatura and readability log their doubts
     fns = extractors()
+    if args.extractor:
+        unknown = set(args.extractor) - set(fns)
+        if unknown:
+            sys.exit(f"unknown extractor {', '.join(sorted(unknown))}; known: {', '.join(fns)}")
+        fns = {name: fn for name, fn in fns.items() if name in args.extractor or name == "trafilatura"}
     warm = b"<html><body><article><p>" + b"Warm-up text for the imports and caches. " * 20 + b"</p></article></body></html>"
     for fn in fns.values():
         fn(warm, "https://example.org/")
