@@ -200,9 +200,14 @@ def _baseline(args, tmp: Path) -> Path | None:
         return args.baseline.resolve()
     if not args.ref:
         return None
+    return checkout_tree(args.ref, tmp)
+
+
+def checkout_tree(ref: str, tmp: Path) -> Path:
+    """The package as it is at git ``ref``, unpacked under ``tmp`` (``tmp/baseline/tui_agent``)."""
     target = tmp / "baseline"
     target.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.ref, "tui_agent"],
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "tui_agent"],
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     return target

@@ -68,12 +68,10 @@ def corpus_pages(corpus: Path, limit: int | None) -> list[dict]:
 def _baseline(args, tmp: Path) -> Path:
     if args.baseline:
         return args.baseline.resolve()
-    target = tmp / "baseline"
-    target.mkdir()
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.ref, "tui_agent"],
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-    return target
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_extract import checkout_tree
+
+    return checkout_tree(args.ref, tmp)
 
 
 def _corpus(args) -> Path:

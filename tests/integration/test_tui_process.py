@@ -63,17 +63,22 @@ class PtyProcess:
         os.close(self.master)
 
 
+def wait_for_model_call(tui: PtyProcess, chat_server) -> None:
+    """Until the TUI has made its first model call (its process still running)."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while not chat_server.requests:
+        assert tui.proc.poll() is None, tui.text()[-3000:]
+        assert time.monotonic() < deadline, "the TUI never made its model call: " + tui.text()[-3000:]
+        time.sleep(0.2)
+
+
 def test_sigterm_ends_the_tui_and_leaves_the_session_interrupted_and_resumable(tmp_path, chat_server):
     chat_server.script(Fault(hang=True))  # the first model call never gets an answer
     env = env_for(tmp_path)
     tui = PtyProcess([sys.executable, "-m", "tui_agent", "What is the answer?", "--model", "openai/test-model",
                       "--api-base", chat_server.base_url], env)
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not chat_server.requests:
-            assert tui.proc.poll() is None, tui.text()[-3000:]
-            assert time.monotonic() < deadline, "the TUI never made its model call: " + tui.text()[-3000:]
-            time.sleep(0.2)
+        wait_for_model_call(tui, chat_server)
         tui.proc.send_signal(signal.SIGTERM)
         try:
             code = tui.proc.wait(EXIT_TIMEOUT_S)
@@ -142,11 +147,7 @@ def test_a_close_that_hangs_after_sighup_ends_the_process_and_the_session_stays_
     tui = PtyProcess([sys.executable, "-c", HANGING_CLOSE, "What is the answer?", "--model", "openai/test-model",
                       "--api-base", chat_server.base_url], env)
     try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not chat_server.requests:
-            assert tui.proc.poll() is None, tui.text()[-3000:]
-            assert time.monotonic() < deadline, "the TUI never made its model call: " + tui.text()[-3000:]
-            time.sleep(0.2)
+        wait_for_model_call(tui, chat_server)
         tui.proc.send_signal(signal.SIGHUP)
         try:
             code = tui.proc.wait(EXIT_TIMEOUT_S)  # the grace is 3 s: far inside this

@@ -61,16 +61,9 @@ _TRAILING = re.compile(r"[ \t]+\n")
 # in each docstring): the same result, several times faster on a page's worth of text.
 def collapse(text: str) -> str:
     """Runs of ASCII whitespace as one space: ``re.sub(r"[ \\t\\n\\r\\f\\v]+", " ", text)``."""
-    if "\n" in text:
-        text = text.replace("\n", " ")
-    if "\t" in text:
-        text = text.replace("\t", " ")
-    if "\r" in text:
-        text = text.replace("\r", " ")
-    if "\f" in text:
-        text = text.replace("\f", " ")
-    if "\v" in text:
-        text = text.replace("\v", " ")
+    for space in "\n\t\r\f\v":
+        if space in text:
+            text = text.replace(space, " ")
     while "  " in text:
         text = text.replace("  ", " ")
     return text

@@ -42,23 +42,7 @@ class StatusHeader(Widget):
         if lines != self.content_region.height:
             self.refresh(layout=True)
 
-    def watch_model(self) -> None:
-        self._fit()
-
-    def watch_session_id(self) -> None:
-        self._fit()
-
-    def watch_state(self) -> None:
-        self._fit()
-
-    def watch_auto(self) -> None:
-        self._fit()
-
-    def watch_breakpoint(self) -> None:
-        self._fit()
-
-    def watch_waited(self) -> None:
-        self._fit()
+    watch_model = watch_session_id = watch_state = watch_auto = watch_breakpoint = watch_waited = _fit
 
     def render(self) -> Content:
         state_style = STATE_STYLES.get(self.state, "bold $error" if "error" in self.state else "bold $primary")
