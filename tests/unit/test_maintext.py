@@ -185,3 +185,39 @@ def test_a_pre_block_keeps_its_indentation_through_every_extractor(monkeypatch):
     monkeypatch.setattr(maintext, "readability_root", lambda html: None)  # the visible text's turn
     page = html_to_text(html, URL)
     assert page.method == "visible" and f"\n{config}\n" in page.text
+
+
+def test_pages_read_from_many_threads_at_once_are_parsed_one_at_a_time(monkeypatch):
+    # trafilatura parses with one module-level lxml parser: two threads inside it at once corrupted
+    # memory (a crash of an eval at concurrency 16). Visits read pages in threads, so the reading
+    # itself must let one thread in at a time.
+    import threading
+    import time
+
+    from tui_agent.web.content import to_page
+
+    inside, most = [0], [0]
+    lock = threading.Lock()
+    real = maintext.parse_html
+
+    def counting(html):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.05)  # lets another thread in, were the door open
+        try:
+            return real(html)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(maintext, "parse_html", counting)
+    page = f"<html><body><article><p>{'A sentence about tides and the moon. ' * 40}</p></article></body></html>"
+    texts: list[str] = []
+    threads = [threading.Thread(target=lambda: texts.append(to_page(page.encode(), "text/html", "http://x.test/").text))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1 and len(texts) == 4 and all("tides and the moon" in t for t in texts)

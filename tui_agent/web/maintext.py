@@ -17,6 +17,7 @@ page does not have.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urljoin
@@ -97,9 +98,23 @@ def parse_html(html: str):
         return None
 
 
+_ONE_PAGE_AT_A_TIME = threading.Lock()
+"""trafilatura parses every page with one module-level lxml ``HTMLParser``, and lxml's documents
+share their parser's dictionary: two threads parsing at once corrupt memory (an eval at concurrency
+16 died with "double free or corruption" in ``load_html`` beside another thread's extraction).
+Page reading runs in threads, off the event loop, so a process reads one page at a time; the
+work is the GIL's anyway, and ``eval --workers`` reads pages in parallel processes."""
+
+
 def main_content(html: str, url: str, max_chars: int | None = None, *, markdown: bool = True) -> MainText:
     """The main text of ``html`` (see the module docstring); ``url`` resolves relative links and
-    ``max_chars`` bounds the text rendered (``full_chars`` then tells the whole length)."""
+    ``max_chars`` bounds the text rendered (``full_chars`` then tells the whole length). One page
+    at a time per process (``_ONE_PAGE_AT_A_TIME``)."""
+    with _ONE_PAGE_AT_A_TIME:
+        return _main_content(html, url, max_chars, markdown=markdown)
+
+
+def _main_content(html: str, url: str, max_chars: int | None, *, markdown: bool) -> MainText:
     # Terminal escapes go before parsing: the parser drops the ESC and would leave "[31m" behind.
     html = strip_controls(_XML_DECL_TEXT.sub("", (html or "")[:MAX_HTML_CHARS], count=1))
     if not html.strip():
