@@ -161,3 +161,34 @@ def test_a_close_that_hangs_after_sighup_ends_the_process_and_the_session_stays_
     (row,) = store.list_sessions()
     assert row.status == "interrupted" and not store.held_elsewhere(row.id)
     store.close()
+
+
+# The TUI's launch up to the app: the app is replaced by one line saying Textual's frame rate.
+SAY_FPS = (
+    "import sys, types\n"
+    "fake = types.ModuleType('tui_agent.app.leaving')\n"
+    "def run_app(*args, **kwargs):\n"
+    "    import textual.constants\n"
+    "    print('@@ fps', textual.constants.MAX_FPS, flush=True)\n"
+    "    return 0\n"
+    "fake.run_app = run_app\n"
+    "sys.modules['tui_agent.app.leaving'] = fake\n"
+    "from tui_agent.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_the_tui_draws_at_the_max_fps_setting_and_textuals_own_variable_wins(tmp_path):
+    def fps(**env: str) -> str:
+        tui = PtyProcess([sys.executable, "-c", SAY_FPS, "What is the answer?", "--model", "openai/test-model"],
+                         env_for(tmp_path) | env)
+        try:
+            assert tui.proc.wait(EXIT_TIMEOUT_S) == 0, tui.text()[-2000:]
+            time.sleep(0.2)  # the last output drained
+        finally:
+            tui.close()
+        return next(line.split()[-1] for line in tui.text().splitlines() if line.startswith("@@ fps"))
+
+    assert fps() == "120"  # a key waits for the next frame: at most 8 ms, not Textual's 17
+    assert fps(TUI_AGENT_MAX_FPS="90") == "90"
+    assert fps(TUI_AGENT_MAX_FPS="90", TEXTUAL_FPS="30") == "30"

@@ -82,6 +82,8 @@ def cmd_tui(argv: Sequence[str]) -> int:
                              f"tui-agent sessions fork {resume} --at STEP")
         store.close()
     refuse_without_terminal()  # after the arguments' own errors, before anything starts
+    # Read by Textual when it is imported (next line): its frame rate is a setting of ours.
+    os.environ.setdefault("TEXTUAL_FPS", str(settings.max_fps))
     from tui_agent.app.leaving import run_app
 
     return run_app(settings, ns.question, resume=resume, config_file=ns.config_file)

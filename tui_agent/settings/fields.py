@@ -236,6 +236,8 @@ class Settings:
     """When a decision (tool call, plan, breakpoint, clarifying question) has waited notify_after_s: 'all' rings the terminal bell and sends a desktop notification through the terminal (OSC 9, or OSC 777 where the terminal takes it), 'bell' only rings, 'off' does neither."""
     notify_after_s: Annotated[float, Field(ge=0)] = 10.0
     """Seconds a decision waits before the bell and the desktop notification (0: at once)."""
+    max_fps: Annotated[int, Field(ge=1, le=240)] = 120
+    """Frames per second the TUI draws at most (Textual's TEXTUAL_FPS, which wins when set): a change waits for the next frame, so 120 shows a key up to 8 ms sooner than Textual's 60; frames are drawn only when something changed."""
     signal_exit_grace_s: Annotated[float, Field(gt=0)] = 10.0
     """Seconds the TUI may take to close after SIGTERM or SIGHUP (the session is marked interrupted first); a close that hangs longer (a terminal gone mid-write) ends the process then, so no hung process holds the session."""
     plan: Annotated[Literal["off", "ask", "clarify"], Flag(FRONT_END, const="ask")] = "off"
