@@ -104,27 +104,19 @@ async def test_a_stream_without_a_finish_reason_is_retried_as_a_drop(chat_server
     assert "dropped" in retries[0].reason
 
 
-# A headless run through cli.main; afterwards: whether litellm was imported, the run's result line.
-RUN_WITH_IMPORT_CHECK = (
-    "import sys\n"
-    "from tui_agent.cli import main\n"
-    "code = main(sys.argv[1:])\n"
-    "sys.stderr.write(f'@@ litellm imported: {\"litellm\" in sys.modules}\\n')\n"
-    "sys.exit(code)\n"
-)
-
-
 def test_a_run_against_a_local_server_with_a_model_litellm_does_not_know_never_imports_litellm(chat_server, tmp_path):
     # litellm's import costs seconds of CPU per process (each eval worker, each scripted run); for
     # a model not in its map it would only say "no price, no context window".
     import subprocess
     import sys
 
+    from tests.integration.test_read import WITH_IMPORT_CHECK  # cli.main, then whether litellm was imported
+
     env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("TUI_AGENT_")}
     env |= {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "c"), "TUI_AGENT_DATA_DIR": str(tmp_path / "d")}
 
     def run(model: str, api_base: str, *extra: str) -> tuple[subprocess.CompletedProcess, dict | None]:
-        proc = subprocess.run([sys.executable, "-c", RUN_WITH_IMPORT_CHECK, "run", "What is it?", "--json", "--yes",
+        proc = subprocess.run([sys.executable, "-c", WITH_IMPORT_CHECK, "run", "What is it?", "--json", "--yes",
                                "--model", model, "--api-base", api_base, *extra],
                               capture_output=True, text=True, timeout=120, env=env)
         return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)

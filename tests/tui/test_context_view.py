@@ -48,6 +48,14 @@ async def open_view(pilot, app) -> None:
     await pilot.pause()
 
 
+async def view_at_second_call(pilot, app) -> None:
+    """The first call approved, the second one waiting, and the context view open."""
+    await wait_pending(pilot, app)
+    await pilot.press("a")
+    await wait_pending(pilot, app, call_n=2)
+    await open_view(pilot, app)
+
+
 async def select(pilot, app, target: str) -> None:
     """Move the row cursor to ``target`` with the arrow keys, as a user does."""
     table = app.screen.query_one("#context-rows", DataTable)
@@ -114,10 +122,7 @@ async def test_drop_then_restore_change_what_the_next_prompt_holds_and_wrong_act
     chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), call("lookup", topic="c"), ANSWER)
     app, tool = make_app(chat_server, tmp_path, tool=big_tool())
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_pending(pilot, app)
-        await pilot.press("a")
-        await wait_pending(pilot, app, call_n=2)
-        await open_view(pilot, app)
+        await view_at_second_call(pilot, app)
         await select(pilot, app, "system")
         await pilot.press("d")
         await pilot.pause()
@@ -160,10 +165,7 @@ async def test_a_pinned_observation_survives_truncate_and_cannot_be_dropped_unti
     app, tool = make_app(chat_server, tmp_path, tool=big_tool(), context_policy="truncate",
                          context_keep_rounds=1, compact_at=0.1)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_pending(pilot, app)
-        await pilot.press("a")
-        await wait_pending(pilot, app, call_n=2)
-        await open_view(pilot, app)
+        await view_at_second_call(pilot, app)
         await select(pilot, app, "obs:c1")
         await pilot.press("p")
         await wait_until(pilot, lambda: "pinned" in table_rows(app)["obs:c1"][3], what="the pin")
@@ -195,10 +197,7 @@ async def test_summarise_shows_the_proposal_and_the_edited_summary_is_what_the_n
                        "Proposal one: a says 42 [1].", "Proposal two: a says 42 [1].", ANSWER)
     app, tool = make_app(chat_server, tmp_path, tool=big_tool())
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_pending(pilot, app)
-        await pilot.press("a")
-        await wait_pending(pilot, app, call_n=2)
-        await open_view(pilot, app)
+        await view_at_second_call(pilot, app)
         await select(pilot, app, "obs:c1")
         await pilot.press("s")
         area = app.screen.query_one("#context-text", TextArea)
@@ -229,10 +228,7 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
     chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"))
     app, _ = make_app(chat_server, tmp_path, tool=tool)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_pending(pilot, app)
-        await pilot.press("a")
-        await wait_pending(pilot, app, call_n=2)
-        await open_view(pilot, app)
+        await view_at_second_call(pilot, app)
         await select(pilot, app, "obs:c1")
         await pilot.press("d")
         await wait_until(pilot, lambda: "dropped" in table_rows(app)["obs:c1"][3], what="the drop")

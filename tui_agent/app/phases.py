@@ -25,12 +25,10 @@ class Phase(StrEnum):
 def warm_up(settings: Settings | None = None) -> None:
     """Imports the engine needs, done in a thread after the first frame (litellm takes seconds;
     not imported when ``settings`` need none of it: :func:`tui_agent.model.llm.litellm_needed`)."""
-    from tui_agent.model import llm, tokens  # noqa: F401
+    from tui_agent.model import llm
     from tui_agent.agent import runner  # noqa: F401
 
-    if settings is None or llm.litellm_needed(settings):
-        llm.litellm()
-    tokens.encoder()
+    llm.warm_up(settings)
     import tui_agent.tools  # noqa: F401
     import tui_agent.web.net  # noqa: F401
 

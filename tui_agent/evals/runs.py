@@ -253,11 +253,9 @@ def warm_up(settings: Settings | None = None) -> None:
     fetch client's modules."""
     import tui_agent.tools
     import tui_agent.web.net  # noqa: F401 - loaded here, not by the first case
-    from tui_agent.model import llm, tokens
+    from tui_agent.model import llm
 
-    if settings is None or llm.litellm_needed(settings):
-        llm.litellm()
-    tokens.encoder()
+    llm.warm_up(settings)
 
 
 def _slug(case_id: str, limit: int = 24) -> str:

@@ -58,7 +58,7 @@ class _NoLitellmExceptions:
         return _NotRaised
 
 
-def _litellm_exceptions(exc: BaseException):
+def _litellm_exceptions():
     """litellm's exception classes, or stand-ins when litellm was never imported: a call through
     the direct client fails with its own exceptions, and naming them costs no import of seconds."""
     if "litellm" not in sys.modules:
@@ -75,7 +75,7 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
     ``key_hint``: said with a 400 or 401 when the call went to a configured endpoint (a proxy
     answers a missing or wrong key with either); ``via``: where the endpoint is configured (None: the
     provider's own endpoint, nothing to check but the model)."""
-    e = _litellm_exceptions(exc)
+    e = _litellm_exceptions()
     status = getattr(exc, "status_code", None)
     text = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
     if isinstance(exc, e.ContextWindowExceededError):

@@ -83,6 +83,16 @@ def litellm_needed(settings: Settings) -> bool:
     return False
 
 
+def warm_up(settings: Settings | None = None) -> None:
+    """Load what model calls need before the first one: litellm (seconds of imports; only when
+    ``settings`` need it, :func:`litellm_needed`) and the tokenizer."""
+    from tui_agent.model import tokens
+
+    if settings is None or litellm_needed(settings):
+        litellm()
+    tokens.encoder()
+
+
 class LLM:
     """One adapter per run, a :class:`tui_agent.model.Model`. ``complete`` streams, retries and prices one model call.
 
