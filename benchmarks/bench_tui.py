@@ -109,10 +109,10 @@ def tmux_first_frame(command: str, marker: str, size=(120, 40), timeout: float =
         tmux("kill-session", "-t", TMUX, check=False)
 
 
-def tui_command(question: str, api_base: str, data: Path, extra: str = "") -> str:
+def tui_command(question: str, api_base: str, data: Path, extra: str = "", env_extra: str = "") -> str:
     binary = shutil.which("tui-agent", path=str(Path(PY).parent)) or "tui-agent"
     env = (f"TUI_AGENT_CONFIG_DIR={shlex.quote(str(data / 'config'))} OPENAI_API_KEY=bench "
-           f"PYTHONPATH={shlex.quote(str(ROOT))}")  # this checkout's code, whichever is installed
+           f"PYTHONPATH={shlex.quote(str(ROOT))} {env_extra}")  # this checkout's code, whichever is installed
     return (f"env {env} {shlex.quote(binary)} {shlex.quote(question)} --model openai/test-model "
             f"--api-base {api_base} --data-dir {shlex.quote(str(data / 'db'))} --context-window 10000000 "
             f"--answer-reserve 4000 --no-extract {extra}")
@@ -247,7 +247,7 @@ ANSWER_TOKENS_PER_S = 500
 START_TIMEOUT_S = 180
 
 
-def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S):
+def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S, seconds: int = STREAM_S):
     """A long Markdown answer (headings, lists, paragraphs, a table) streamed at ``tokens_per_s``."""
     from tests.servers import Reply
 
@@ -256,7 +256,7 @@ def stream_answer(tokens_per_s: int = ANSWER_TOKENS_PER_S):
                "- a first point about suspension bridges\n- a second point about arches [2]\n\n"
                "| span | material |\n|---|---|\n| 1,991 m | steel |\n\nA closing paragraph of plain text "
                "that goes on for a while so that wrapping matters as much as structure does.")
-    text = "<answer>" + section * (STREAM_S * tokens_per_s * 4 // len(section) + 1) + "</answer>"
+    text = "<answer>" + section * (seconds * tokens_per_s * 4 // len(section) + 1) + "</answer>"
     chunk = 16  # ~4 tokens per chunk, as a real model streams
     return Reply(text, chunk_size=chunk, chunk_delay_s=1.0 / (tokens_per_s / (chunk / 4)))
 
@@ -288,13 +288,13 @@ def _capture(target: str) -> str:
     return tmux("capture-pane", "-p", "-t", target, check=False)
 
 
-def _serve_answer(pipe, tokens_per_s: int) -> None:
+def _serve_answer(pipe, tokens_per_s: int, seconds: int) -> None:
     """The chat server's own process: it streams the long answer (its CPU is not the poller's)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from tests.servers import ChatServer
 
     with ChatServer() as chat:
-        chat.script(stream_answer(tokens_per_s))
+        chat.script(*[stream_answer(tokens_per_s, seconds) for _ in range(2)])  # one per app
         pipe.send(chat.base_url)
         pipe.recv()
 
@@ -304,15 +304,15 @@ class _AnswerServer:
     the same for the real app and the minimal one (a server thread here would slow the polling
     of the real app alone)."""
 
-    def __init__(self, tokens_per_s: int) -> None:
-        self.tokens_per_s = tokens_per_s
+    def __init__(self, tokens_per_s: int, seconds: int = STREAM_S) -> None:
+        self.tokens_per_s, self.seconds = tokens_per_s, seconds
 
     def __enter__(self):
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
         self.pipe, child = ctx.Pipe()
-        self.process = ctx.Process(target=_serve_answer, args=(child, self.tokens_per_s), daemon=True)
+        self.process = ctx.Process(target=_serve_answer, args=(child, self.tokens_per_s, self.seconds), daemon=True)
         self.process.start()
         self.base_url = self.pipe.recv()
         return self
@@ -322,44 +322,61 @@ class _AnswerServer:
         self.process.join(10)
 
 
-def bench_keys_answer_vs_minimal(presses: int, tmp: Path,
-                                 tokens_per_s: int = ANSWER_TOKENS_PER_S) -> list[tuple[str, str, str, str]]:
+def bench_keys_answer_vs_minimal(presses: int, tmp: Path, tokens_per_s: int = ANSWER_TOKENS_PER_S,
+                                 compare_compositor: bool = False) -> list[tuple[str, str, str, str]]:
     """Side by side, same tmux server, same polling: ``y`` while the real app streams a long
     Markdown answer from the local scripted chat server (in its own process), vs a minimal Textual
     app. Both run at once, and the presses alternate between them (minimal, real, minimal, …): a
-    change in the machine's load (other work on its two cores) falls on both alike."""
-    minimal_s, real_s = f"{TMUX}-minimal", TMUX
-    for name in (minimal_s, real_s):
+    change in the machine's load (other work on its two cores) falls on both alike.
+
+    ``compare_compositor`` adds a third session in the same rotation: the real app drawing with
+    Textual's own compositor (``lean_compositor = false``), streaming the same answer."""
+    sessions = {"minimal": f"{TMUX}-minimal", "real": TMUX}
+    if compare_compositor:
+        sessions["textual"] = f"{TMUX}-textual"
+    for name in sessions.values():
         tmux("kill-session", "-t", name, check=False)
-    with _AnswerServer(tokens_per_s) as chat:
+    with _AnswerServer(tokens_per_s, STREAM_S * len(sessions) // 2 + 10) as chat:  # outlasts the presses
         try:
-            tmux("new-session", "-d", "-s", minimal_s, "-x", "120", "-y", "40",
+            tmux("new-session", "-d", "-s", sessions["minimal"], "-x", "120", "-y", "40",
                  f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_KEYS_APP)}; sleep 60")
-            tmux("new-session", "-d", "-s", real_s, "-x", "120", "-y", "40",
-                 tui_command("stream please", chat.base_url, tmp, "--yes") + "; sleep 60")
+            for kind in ("real", "textual")[:len(sessions) - 1]:
+                env = "TUI_AGENT_LEAN_COMPOSITOR=false" if kind == "textual" else ""
+                tmux("new-session", "-d", "-s", sessions[kind], "-x", "120", "-y", "40",
+                     tui_command("stream please", chat.base_url, tmp / kind, "--yes", env) + "; sleep 60")
             deadline = time.time() + START_TIMEOUT_S
-            while "minimal" not in _capture(minimal_s) or "Answer (arriving" not in _capture(real_s):
+            while "minimal" not in _capture(sessions["minimal"]) or any(
+                    "Answer (arriving" not in _capture(sessions[k]) for k in sessions if k != "minimal"):
                 if time.time() > deadline:
-                    raise TimeoutError(_capture(real_s))
+                    raise TimeoutError(_capture(TMUX))
                 time.sleep(0.05)
             time.sleep(2.0)  # some of the answer is in already
-            minimal, mine = [], []
+            samples: dict[str, list[float]] = {k: [] for k in sessions}
             for _ in range(presses):
-                minimal.append(_press_once(minimal_s))
-                mine.append(_press_once(real_s))
-            header = _capture(real_s).splitlines()[0]
-            if "answering" not in header:
-                raise RuntimeError(f"the stream ended before the presses did: {header}")
+                for kind, name in sessions.items():
+                    samples[kind].append(_press_once(name))
+            for kind in sessions:
+                header = _capture(sessions[kind]).splitlines()[0]
+                if kind != "minimal" and "answering" not in header:
+                    raise RuntimeError(f"the stream ended before the presses did: {header}")
         finally:
-            for name in (minimal_s, real_s):
+            for name in sessions.values():
                 tmux("kill-session", "-t", name, check=False)
-    a50, a95, b50, b95 = pct(mine, .5), pct(mine, .95), pct(minimal, .5), pct(minimal, .95)
-    return [
-        (f"key -> screen, long answer streaming ({tokens_per_s} tok/s), tmux, p50",
-         f"{a50 * 1000:.0f} ms", f"{b50 * 1000:.0f} ms", f"{a50 / b50:.2f}x"),
-        ("  same, p95", f"{a95 * 1000:.0f} ms", f"{b95 * 1000:.0f} ms",
-         f"{a95 / b95:.2f}x (goal <= 1.5x + 10 ms: {'met' if a95 <= 1.5 * b95 + 0.010 else 'missed'})"),
-    ]
+    minimal = samples["minimal"]
+    b50, b95 = pct(minimal, .5), pct(minimal, .95)
+    rows = []
+    for kind, label in (("real", ""), ("textual", ", Textual's compositor")):
+        if kind not in samples:
+            continue
+        mine = samples[kind]
+        a50, a95 = pct(mine, .5), pct(mine, .95)
+        rows += [
+            (f"key -> screen, long answer streaming ({tokens_per_s} tok/s){label}, tmux, p50",
+             f"{a50 * 1000:.0f} ms", f"{b50 * 1000:.0f} ms", f"{a50 / b50:.2f}x"),
+            ("  same, p95", f"{a95 * 1000:.0f} ms", f"{b95 * 1000:.0f} ms",
+             f"{a95 / b95:.2f}x (goal <= 1.5x + 10 ms: {'met' if a95 <= 1.5 * b95 + 0.010 else 'missed'})"),
+        ]
+    return rows
 
 
 async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]:
@@ -470,6 +487,8 @@ def main() -> int:
     p.add_argument("--skip-tmux", action="store_true")
     p.add_argument("--answer-rate", type=int, nargs="+", default=[ANSWER_TOKENS_PER_S],
                    help="tokens/s of the streamed answer for --only answer-keys (each rate a row pair)")
+    p.add_argument("--compare-compositor", action="store_true",
+                   help="--only answer-keys: also the app with Textual's own compositor, in the same rotation")
     p.add_argument("--only", choices=["frame", "keys", "answer-keys", "memory"], help="run one part")
     ns = p.parse_args()
     use_tmux = not ns.skip_tmux and shutil.which("tmux") is not None
@@ -495,7 +514,7 @@ def main() -> int:
         if ns.only in (None, "answer-keys") and use_tmux:
             note("keys in tmux while a long answer streams, vs a minimal Textual app")
             for rate in ns.answer_rate:
-                rows += bench_keys_answer_vs_minimal(ns.presses, tmp, rate)
+                rows += bench_keys_answer_vs_minimal(ns.presses, tmp, rate, ns.compare_compositor)
         if ns.only in (None, "memory"):
             note(f"memory, {ns.steps} steps, TUI")
             base, after, trimmed, calls = asyncio.run(_memory(ns.steps, tmp))

@@ -84,3 +84,26 @@ command = "{tmp_path / 'no-such-server'}"
     assert rows["mcp__notes__crash"]["policy"] == "deny"
     # The server that cannot start is named, and the status says something is missing.
     assert proc.returncode == 1 and "MCP server 'gone' could not start" in proc.stderr
+
+
+def test_a_fork_with_a_new_system_prompt_tells_the_model_about_the_mcp_servers_tools(tmp_path, chat_server, notes_url):
+    env = write_config(tmp_path, f"""
+require_evidence = false
+
+[mcp_servers.notes]
+url = "{notes_url}"
+""") | {"OPENAI_API_KEY": "sk-test-not-real-000000"}
+    model = ("--model", "openai/test-model", "--api-base", chat_server.base_url)
+    chat_server.script(call("mcp__notes__find_note", topic="hubble"), "<answer>1889 [1]</answer>")
+    proc = cli("run", "When was Hubble born?", "--json", "--yes", *model, env=env)
+    assert proc.returncode == 0, proc.stderr
+    parent = json.loads(proc.stdout)["session_id"]
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("You are the FORKED researcher.\nTools:\n{tools}\n", encoding="utf-8")
+    chat_server.script("<answer>forked 1889 [1]</answer>")
+    forked = cli("sessions", "fork", parent, "--at", "2", "--system-prompt", str(prompt), "--json", "--yes", *model,
+                 env=env)
+    assert forked.returncode == 0, forked.stderr
+    system = chat_server.requests[-1]["messages"][0]["content"]
+    assert system.startswith("You are the FORKED researcher.")
+    assert "mcp__notes__find_note" in system and '"name": "visit"' in system

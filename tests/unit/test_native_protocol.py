@@ -234,3 +234,45 @@ async def test_a_forced_reply_that_still_calls_a_tool_keeps_its_text_and_ends_as
     assert model.calls[-1].tool_choice == "none" and model.calls[-1].purpose == "forced"
     assert result["termination"] == "format_error" and result["answer"] == "I would search more."
     assert result["answer_tagged"] is False and len(rec.of("observation")) == 1  # nothing of the forced reply ran
+
+
+# -- what a native request weighs ------------------------------------------------------------
+
+
+def test_a_calls_arguments_and_a_results_id_count_with_their_messages():
+    counter = TokenCounter()
+    long_query = "bridges " * 400
+    bare = {"role": "assistant", "content": ""}
+    with_call = bare | {"tool_calls": [tc("lookup", json.dumps({"topic": long_query}))]}
+    assert counter.message(with_call) >= counter.message(bare) + 400
+    result = {"role": "tool", "tool_call_id": "call_abc123", "content": "found"}
+    assert counter.message(result) > counter.message({"role": "tool", "content": "found"})
+
+
+async def test_the_native_gate_counts_the_tools_specs_and_the_calls_arguments():
+    from tui_agent.model.tokens import count
+
+    tool = NoteTool()
+    topic = "suspension bridges and their loads " * 10
+    engine, rec, model = scripted_engine([fc("lookup", topic=topic), "It is 42 [1]."], tool, protocol="native")
+    await engine.run()
+    specs = model.calls[0].tools
+    first, second = rec.of("model_call_started")[:2]
+    messages_only = TokenCounter().messages([{"role": m["role"], "content": m.get("content") or ""}
+                                             for m in second.messages])[0]
+    # The tools specs weigh on every call, and the call's arguments on the call after it.
+    assert second.prompt_tokens >= messages_only + count(json.dumps(specs, separators=(",", ":"))) + count(topic)
+    assert first.prompt_tokens >= count(json.dumps(specs))
+
+
+async def test_a_native_run_whose_tools_specs_fill_the_window_ends_at_the_gate_without_calling_the_model():
+    engine, rec, model = scripted_engine([fc("lookup", topic="x"), "It is 42 [1]."], NoteTool(), protocol="native")
+    assert (await engine.run())["termination"] == "answer"
+    room = rec.of("model_call_started")[0].prompt_tokens + 300  # the first prompt and then some
+    heavy = NoteTool()
+    heavy.description = "A note tool. " + "It looks things up in the notes. " * 100  # ~700 tokens more
+    engine, rec, model = scripted_engine(["It is 42 [1]."], heavy, protocol="native", window=4000 + room,
+                                         answer_reserve=4000)
+    result = await engine.run()
+    assert result["termination"] == "token_limit"
+    assert [c.purpose for c in model.calls] == ["forced"]  # no research call: the prompt was over the gate

@@ -25,7 +25,7 @@ from tui_agent.session.events import (
     AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, Notice, NoticeLevel, Purpose, RunEnded, RunStarted, Termination,
 )
 from tui_agent.session.fold import SessionState
-from tui_agent.model.tokens import CountedPrompt, TokenCounter
+from tui_agent.model.tokens import CountedPrompt, TokenCounter, request_tokens
 from tui_agent.agent.tool_runner import Replay
 from tui_agent.agent.model_calls import BreakpointHook, ModelCalls
 from tui_agent.agent.native_calls import Wire, protocol_notices, runner_for, wire_for
@@ -77,10 +77,12 @@ class Engine:
         self.session_id = session_id
         self.before_call = before_call
         self.counter = TokenCounter()
-        self._prompt = CountedPrompt(self.counter, lambda: self.prompt())  # built once between events
         self.state = state if state is not None else fold.new_state(session_id, question, settings.model or "")
         self.resumed = bool(self.state.messages)
         self.wire: Wire = wire_for(self.state.protocol if self.resumed else settings.protocol, tools)
+        # Built once between events; a native request's tools specs count in every total.
+        self._prompt = CountedPrompt(self.counter, lambda: self.prompt(),
+                                     fixed=request_tokens(self.wire.request(Purpose.RESEARCH)))
         if self.resumed:
             self.system_prompt = self.state.system_prompt
         else:
@@ -98,8 +100,10 @@ class Engine:
         # Without an approver, or with --yes on this run's command line, every call is approved.
         self._auto_at_start = settings.auto_approve or approver is None
         self._context_window: int | None = None
+        # The steward weighs the messages: the room it sees is what the tools specs leave.
         self.steward = ContextSteward(settings, self.state, self.counter, self.emit, self.calls.compact_complete,
-                                      self.context_window, self.threshold)
+                                      lambda: self.context_window() - self._prompt.fixed,
+                                      lambda: max(1, self.threshold() - self._prompt.fixed))
 
     # -- control from front ends (safe from any thread) ------------------------------------
     def request_submit(self) -> None:
@@ -276,8 +280,8 @@ class Engine:
 
     # -- the forced answer ---------------------------------------------------------------------
     def forced_messages(self, reason: Termination) -> list[dict[str, str]]:
-        return forced_request(self.state, self.counter, self.context_window() - self.settings.forced_answer_tokens,
-                              reason, self.wire)
+        room = self.context_window() - self.settings.forced_answer_tokens - self._prompt.fixed
+        return forced_request(self.state, self.counter, room, reason, self.wire)
 
     async def _forced(self, reason: Termination, emit_forced: bool = True) -> Termination:
         msgs = self.forced_messages(reason)

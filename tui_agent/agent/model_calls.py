@@ -38,7 +38,7 @@ class ModelCalls:
     async def call(self, purpose: Purpose, messages: list[dict[str, str]] | None, *, threshold: int,
                    context_window: int) -> Reply:
         """The run's own call: the next prompt (or ``messages``: the forced answer's)."""
-        counted = self.prompt.current() if messages is None else (messages, *self.prompt.counter.messages(messages))
+        counted = self.prompt.current() if messages is None else (messages, *self.prompt.count(messages))
         msgs, total, per = counted
         request = self.wire.request(purpose)  # tags: stop sequences; native: tools (and tool_choice)
         started = ModelCallStarted(

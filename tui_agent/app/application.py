@@ -158,6 +158,7 @@ class ResearchApp(App[int]):
         shown = self.question or ("resuming session " + self.resume if self.resume else None)
         self.main = MainScreen(shown, self.settings.model or "", self.fixed_session_id or "", auto=self.cli_auto,
                                breakpoint=self.breakpoint, gauge=self._figures(),
+                               lean_compositor=self.settings.lean_compositor,
                                **({"clock": self.clock} if self.clock is not None else {}))
         return self.main
 

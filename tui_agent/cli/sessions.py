@@ -15,7 +15,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from tui_agent.cli.common import UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
 from tui_agent.exit_codes import EXIT_NO_ANSWER
@@ -144,6 +144,25 @@ def cmd_export(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _tools_block(settings: Any) -> str:
+    """The prompt's tools block as a run's would be: the MCP servers are started to list their
+    tools (and stopped); one that cannot start is named on stderr and left out, as in a run."""
+    import asyncio
+
+    from tui_agent.tools import build_registry, close_registry, open_registry
+
+    async def block() -> str:
+        registry = build_registry(settings)
+        try:
+            for problem in await open_registry(registry):
+                print(f"warning: {problem}", file=sys.stderr)
+            return registry.prompt_block()
+        finally:
+            await close_registry(registry)
+
+    return asyncio.run(block())
+
+
 def cmd_fork(ns: argparse.Namespace) -> int:
     from tui_agent.session.resume import ResumeError, fork
 
@@ -154,9 +173,8 @@ def cmd_fork(ns: argparse.Namespace) -> int:
     if ns.system_prompt_file:
         prompt = Path(ns.system_prompt_file).expanduser().read_text(encoding="utf-8")
         from tui_agent.protocol import render_system_prompt
-        from tui_agent.tools import build_registry
 
-        prompt = render_system_prompt(prompt, build_registry(settings).prompt_block())
+        prompt = render_system_prompt(prompt, _tools_block(settings))
     try:
         new_id = fork(store, ns.id, ns.at, prompt)
     except ResumeError as exc:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
 import re
 import threading
 import unicodedata
-from typing import Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 ENCODING = "o200k_base"
 # Per-message overhead of the chat format (role and separators), as OpenAI documents it.
@@ -254,42 +255,68 @@ def truncate(text: str, max_tokens: int) -> str:
 
 
 class TokenCounter:
-    """Counts chat prompts; each distinct message content is tokenized once (the oldest of
-    ``max_entries`` forgotten first: a hit costs one lookup, no reordering)."""
+    """Counts chat prompts; each distinct message is tokenized once (the oldest of ``max_entries``
+    forgotten first: a hit costs one lookup, no reordering). A native assistant message's
+    ``tool_calls`` (names and arguments, as sent) count with it, and a tool result's id."""
 
     def __init__(self, max_entries: int = 4096) -> None:
-        self._cache: dict[tuple[str, str], int] = {}
+        self._cache: dict[tuple[str, str, str], int] = {}
         self._max = max_entries
 
-    def message(self, msg: Mapping[str, str]) -> int:
-        key = (msg.get("role", ""), msg.get("content") or "")
+    def message(self, msg: Mapping[str, Any]) -> int:
+        extra = _call_text(msg) if "tool_calls" in msg or "tool_call_id" in msg else ""
+        key = (msg.get("role", ""), msg.get("content") or "", extra)
         n = self._cache.get(key)
         if n is None:
-            n = count(key[1]) + _role_tokens(key[0]) + MESSAGE_OVERHEAD
+            n = count(key[1]) + count(extra) + _role_tokens(key[0]) + MESSAGE_OVERHEAD
             self._cache[key] = n
             if len(self._cache) > self._max:
                 del self._cache[next(iter(self._cache))]
         return n
 
-    def messages(self, msgs: Iterable[Mapping[str, str]]) -> tuple[int, list[int]]:
+    def messages(self, msgs: Iterable[Mapping[str, Any]]) -> tuple[int, list[int]]:
         per = [self.message(m) for m in msgs]
         return sum(per) + REPLY_PRIMING, per
 
 
+def _call_text(msg: Mapping[str, Any]) -> str:
+    """What a message carries besides its content: its tool calls' names and arguments (the JSON
+    a provider is sent) and a tool result's call id."""
+    parts = [str(msg.get("tool_call_id") or "")]
+    for call in msg.get("tool_calls") or ():
+        function = call.get("function") or {} if isinstance(call, Mapping) else {}
+        parts += [str(call.get("id") or "") if isinstance(call, Mapping) else "", str(function.get("name") or ""),
+                  str(function.get("arguments") or "")]
+    return " ".join(p for p in parts if p)
+
+
+def request_tokens(request: Mapping[str, Any]) -> int:
+    """Tokens of what a request sends besides its messages: the ``tools`` specs (native calling),
+    counted as their JSON."""
+    tools = request.get("tools")
+    return count(json.dumps(tools, ensure_ascii=False, separators=(",", ":"))) if tools else 0
+
+
 class CountedPrompt:
     """The next model call's messages and their counts, built once until :meth:`stale` (the engine
-    calls it at every event): the gate and the call that follows it share one build and count."""
+    calls it at every event): the gate and the call that follows it share one build and count.
+    ``fixed`` tokens (the request's tools specs) are part of every total."""
 
-    def __init__(self, counter: TokenCounter, build: Callable[[], list[dict[str, str]]]) -> None:
-        self.counter, self.build = counter, build
+    def __init__(self, counter: TokenCounter, build: Callable[[], list[dict[str, str]]], fixed: int = 0) -> None:
+        self.counter, self.build, self.fixed = counter, build, fixed
         self._current: tuple[list[dict[str, str]], int, list[int]] | None = None
 
     def stale(self) -> None:
         self._current = None
 
+    def count(self, msgs: list[dict[str, str]]) -> tuple[int, list[int]]:
+        """(tokens in all, the fixed ones included; tokens per message) of ``msgs``."""
+        total, per = self.counter.messages(msgs)
+        return total + self.fixed, per
+
     def current(self) -> tuple[list[dict[str, str]], int, list[int]]:
         """(messages, tokens in all, tokens per message)."""
         if self._current is None:
             msgs = self.build()
-            self._current = (msgs, *self.counter.messages(msgs))
+            self._current = (msgs, *self.count(msgs))
         return self._current

@@ -30,6 +30,7 @@ from tui_agent.session.events import (
 )
 from tui_agent.session.fold import SessionState, new_state
 from tui_agent.session.live import Part
+from tui_agent.widgets.compositor import LeanCompositor
 from tui_agent.widgets.header import QuestionBar, StatusHeader
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
 from tui_agent.widgets.trace_panes import MarkdownPane, StreamingText
@@ -53,8 +54,10 @@ class MainScreen(Screen):
 
     def __init__(self, question: str | None = None, model: str = "", session_id: str = "", *,
                  auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, lean_compositor: bool = True) -> None:
         super().__init__(id="main")
+        if lean_compositor:
+            self._compositor = LeanCompositor()  # a partial update draws only what it shows
         self._gauge = gauge
         self._flags = (auto, breakpoint)
         self._question = question
