@@ -1,9 +1,14 @@
-"""What a frame costs while a long answer streams: the lean compositor against Textual's own.
+"""What a frame and a key cost while a long answer streams, side by side, three ways:
+
+- the app as it is (the lean compositor; typed keys act where they arrive);
+- the same with Textual's own compositor (``lean_compositor = false``);
+- the same with the main screen's typed keys as plain bindings, which a key reaches only after
+  passing from the focused pane up through its containers to the screen (as before).
 
 The real app (real engine, direct model client) streams a long Markdown answer at 500 tokens/s
-from the local scripted chat server, in process, with a headless driver; the two compositors
-take turns (lean, Textual's, lean, …) so a change in the machine's load falls on both. Per turn
-it measures, over ``--seconds`` of streaming:
+from the local scripted chat server, in process, with a headless driver, drawing at up to 120
+frames/s as the app does; the three take turns, so a change in the machine's load falls on all
+alike. Per turn it measures, over ``--seconds`` of streaming:
 
 - frames drawn per second and the time each took (``Screen._compositor_refresh``: laying out
   what changed, drawing the widgets, splitting lines at the cuts, building the update);
@@ -30,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("TEXTUAL_FPS", "120")  # as the app draws (max_fps)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -74,6 +80,34 @@ class FrameClock:
                 self.widgets.append(drawn[0])
 
         screen._compositor_refresh = timed
+
+
+class PlainTypedKeys:
+    """While in effect, the main screen's typed keys are plain (non-priority) bindings again."""
+
+    def __enter__(self) -> None:
+        from dataclasses import replace
+
+        from tui_agent.app.actions import bindings
+        from tui_agent.screens.main import MainScreen
+        from tui_agent.screens.main_keys import MAIN_ACTIONS
+
+        self.saved = MainScreen.BINDINGS
+        MainScreen.BINDINGS = bindings(replace(a, priority=False) for a in MAIN_ACTIONS.values())
+        MainScreen._merged_bindings = MainScreen._merge_bindings()
+
+    def __exit__(self, *exc) -> None:
+        from tui_agent.screens.main import MainScreen
+
+        MainScreen.BINDINGS = self.saved
+        MainScreen._merged_bindings = MainScreen._merge_bindings()
+
+
+VARIANTS = {  # label: (lean compositor, typed keys act where they arrive)
+    "as built": (True, True),
+    "Textual's compositor": (False, True),
+    "keys via focus": (True, False),
+}
 
 
 async def one_turn(lean: bool, seconds: float, rate: int, data: Path) -> dict[str, float]:
@@ -141,19 +175,24 @@ def main() -> int:
     from tui_agent.app.application import warm_up
 
     warm_up()
-    results: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+    results: dict[str, list[dict[str, float]]] = {label: [] for label in VARIANTS}
     with tempfile.TemporaryDirectory(prefix="bench-frames-") as tmp:
         for r in range(ns.rounds):
-            for lean in (True, False):
-                sys.stderr.write(f"[bench_frames] round {r + 1}, {'lean' if lean else 'Textual'}\n")
-                results[lean].append(asyncio.run(one_turn(lean, ns.seconds, ns.rate, Path(tmp) / f"{r}-{lean}")))
-    keys = list(results[True][0])
-    rows = [("measure", "lean", "Textual's", "lean / Textual's")]
-    for key in keys:
-        a = statistics.median(t[key] for t in results[True])
-        b = statistics.median(t[key] for t in results[False])
-        rows.append((key, f"{a:.2f}", f"{b:.2f}", f"{a / b:.2f}" if b else "-"))
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+            for label, (lean, typed_first) in VARIANTS.items():
+                sys.stderr.write(f"[bench_frames] round {r + 1}, {label}\n")
+                data = Path(tmp) / f"{r}-{label}"
+                if typed_first:
+                    turn = asyncio.run(one_turn(lean, ns.seconds, ns.rate, data))
+                else:
+                    with PlainTypedKeys():
+                        turn = asyncio.run(one_turn(lean, ns.seconds, ns.rate, data))
+                results[label].append(turn)
+    labels = list(VARIANTS)
+    rows = [("measure", *labels, *(f"as built / {x}" for x in labels[1:]))]
+    for key in results[labels[0]][0]:
+        med = [statistics.median(t[key] for t in results[label]) for label in labels]
+        rows.append((key, *(f"{m:.2f}" for m in med), *(f"{med[0] / m:.2f}" if m else "-" for m in med[1:])))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     print(f"streaming {ns.rate} tokens/s, median of {ns.rounds} turns each, in process (headless driver)")
     for i, row in enumerate(rows):
         print(" | ".join(c.ljust(w) for c, w in zip(row, widths)))

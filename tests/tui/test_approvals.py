@@ -52,7 +52,9 @@ async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(
 
         area.load_text('{"topic": "broken"')  # not JSON
         await pilot.pause()
-        await pilot.press("a")  # typing, not approving
+        auto = app.main.header.auto
+        await pilot.press("a", "y", "s")  # typing, not approving, auto mode or Submit now
+        assert "ays" in area.text and app.main.header.auto == auto and app.pending is not None
         await pilot.press("ctrl+s")
         await pilot.pause(0.2)
         assert "Not valid JSON" in str(error.render())
@@ -97,8 +99,11 @@ async def test_reject_with_a_reason_reaches_the_model(chat_server, tmp_path):
         await pilot.press("r")
         box = app.main.query_one("#reject-reason", Input)
         assert box.has_focus
-        await pilot.press(*"narrower")  # keys typed into the reason, not actions
-        assert box.value == "narrower" and app.pending is not None
+        auto, breakpoint = app.main.header.auto, app.breakpoint
+        # Keys typed into the reason, not actions (y, b, s and p are keys that act at once elsewhere).
+        await pilot.press(*"narrowerbysp")
+        assert box.value == "narrowerbysp" and app.pending is not None
+        assert (app.main.header.auto, app.breakpoint) == (auto, breakpoint) and app.auto_on() == auto
         box.value = "search something narrower"
         await pilot.press("enter")
         await wait_ended(pilot, app)

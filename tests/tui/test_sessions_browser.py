@@ -176,3 +176,44 @@ async def test_browser_keys_act_on_the_viewed_session_and_escape_clears_the_filt
         await pilot.press("escape")  # and only now the browser closes
         await pilot.pause()
         assert not isinstance(app.screen, (SessionsScreen, SessionViewScreen))
+
+
+async def test_an_opened_session_shows_its_plan_and_its_context_read_only(tmp_path, chat_server):
+    from tui_agent.screens.context_view import ContextViewScreen
+    from tui_agent.session.events_plan import PlanDecided, PlanProposed
+
+    store = await recorded_session(tmp_path, chat_server)
+    plan = {"sub_questions": [{"question": "What does the note on life say?", "acceptance": "the number",
+                               "queries": ["life"]}], "domains": [], "budget": {}}
+    store.create_session("s-planned", "A planned question", "openai/test-model")
+    store.append(RunStarted(session_id="s-planned", question="A planned question", model="m", system_prompt="sys"))
+    store.append(PlanProposed(session_id="s-planned", plan=plan, raw="{}"))
+    store.append(PlanDecided(session_id="s-planned", kind="approved", plan=plan))
+    app = Host(store, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.push_screen(SessionViewScreen(store, "s-planned"))
+        await pilot.pause()
+        pane = app.screen.query_one("#view-plan")
+        assert pane.display and "What does the note on life say?" in str(pane.render())
+        assert "0/1 answered" in str(pane.border_title)
+        app.pop_screen()
+        app.push_screen(SessionViewScreen(store, "s-recorded"))
+        await pilot.pause()
+        assert not app.screen.query_one("#view-plan").display  # no plan mode: no pane
+        await pilot.press("c")
+        await pilot.pause()
+        view = app.screen
+        assert isinstance(view, ContextViewScreen)
+        title = str(view.query_one("#context-title", Static).render())
+        assert "read-only: a stored session" in title
+        rows = view.query_one("#context-rows", DataTable)
+        assert rows.row_count >= 4  # system prompt, question, two observations, …
+        before = [r.text for r in view.rows.values()]
+        await pilot.press("d")  # nothing to edit in a stored session: said, nothing changes
+        await pilot.pause()
+        assert [r.text for r in view.rows.values()] == before
+        assert any("Cannot drop" in (n.title or "") for n in app._notifications)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionViewScreen)

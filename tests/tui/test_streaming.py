@@ -127,3 +127,34 @@ async def test_text_streamed_in_any_pieces_wraps_exactly_as_the_whole_text_would
                 if rng.random() < 0.05:
                     await pilot.pause()  # a resize (the scrollbar comes) re-wraps in between
             assert pane._vis == [v for line in text.split("\n") for v in wrap_line(line, pane._wrap_width)], text
+
+
+async def test_a_typed_key_acts_where_it_arrives_not_after_passing_through_the_focused_pane(chat_server, tmp_path):
+    """``y`` acts on arrival: it is not first handed to the focused pane and on up through its
+    containers (each hop a message that can wait behind a frame of the streamed answer)."""
+    from textual import events
+
+    chat_server.script(Reply(f"<answer>{BODY * 2}</answer>", chunk_size=16, chunk_delay_s=0.02))
+    app, _ = make_app(chat_server, tmp_path, auto_approve=True, model_timeout_s=60)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: app.main.ready.is_set() and isinstance(app.focused, StreamingText),
+                         what="the thought pane focused")
+        await wait_until(pilot, lambda: app.session.ended is None and 1 in app.session.steps
+                         and len(app.session.steps[1].live_answer) > 100, what="the answer arriving")
+        reached: list[str] = []
+        focused = app.focused
+        original = focused._dispatch_message
+
+        async def record(message):
+            if isinstance(message, events.Key):
+                reached.append(message.key)
+            return await original(message)
+
+        focused._dispatch_message = record
+        before = app.main.header.auto
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.main.header.auto != before, what="the key")
+        await pilot.press("down")  # a key no action takes still goes to the focused pane
+        await pilot.pause(0.1)
+        assert reached == ["down"]
+        await wait_ended(pilot, app)

@@ -15,7 +15,7 @@ something to a run that sends the context, and a resumed run is that run (resume
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,10 +31,14 @@ from tui_agent.model.tokens import TokenCounter
 from tui_agent.screens.context_keys import CONTEXT_ACTIONS
 from tui_agent.widgets.context_bar import ContextBar
 
+if TYPE_CHECKING:
+    from tui_agent.session.fold import SessionState
+
 REBUILD_DELAY_S = 0.1
 """Events that arrive together (a step's end) are shown in one rebuild this long after the first."""
 LABEL_WIDTH = 38
 """The item column's width (the whole label is above the item's text on the right)."""
+STORED = "read-only: a stored session, as its next call would have been sent. Resume it (R) to edit its context."
 READ_ONLY = ("read-only: no run is live. An edit changes what a run sends next, so resume the session "
              "(o, then R) and edit its context while it runs.")
 
@@ -74,8 +78,10 @@ class ContextViewScreen(Screen[None]):
     #context-text { height: 1fr; border: none; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, stored: SessionState | None = None) -> None:
+        """The app's live session, or ``stored`` (a session opened in the browser: read-only)."""
         super().__init__(id="context-view")
+        self.stored = stored
         self.view: ContextView | None = None
         self.rows: dict[str, ContextRow] = {}
         self.selected: str | None = None
@@ -102,7 +108,7 @@ class ContextViewScreen(Screen[None]):
         table.add_column("share", key="share", width=6)
         table.add_column("marks", key="marks")
         main = getattr(self.app, "main", None)
-        if main is not None and getattr(main, "state_changed", None) is not None:
+        if self.stored is None and main is not None and getattr(main, "state_changed", None) is not None:
             main.state_changed.subscribe(self, self._changed)
         self.rebuild()
         self.loaded = True
@@ -112,6 +118,8 @@ class ContextViewScreen(Screen[None]):
     def engine(self) -> Any:
         """The live engine, or None (no run, not started yet, or ended)."""
         app: Any = self.app
+        if self.stored is not None:
+            return None
         run = app.research
         engine = getattr(run, "engine", None) if run is not None else None
         if engine is None or app.session.ended is not None or not app.run_active():
@@ -127,12 +135,13 @@ class ContextViewScreen(Screen[None]):
         """Derive the view from the app's folded state and show it (keeps the selected row)."""
         self._stale = False
         app: Any = self.app
-        self.view = view = context_rows(app.session, app.settings, self._counter)
+        session = self.stored if self.stored is not None else app.session
+        self.view = view = context_rows(session, app.settings, self._counter)
         self.rows = {r.target: r for r in view.rows}
         live = self.engine is not None
         title = Content.assemble(("Context", "bold"), " · what the next model call holds · ",
                                  ("live: d drop · p pin · s summarise · r restore", "$success") if live
-                                 else (READ_ONLY, "$warning"))
+                                 else (READ_ONLY if self.stored is None else STORED, "$warning"))
         self.query_one("#context-title", Static).update(title)
         self.query_one(ContextBar).show(view)
         table = self.query_one("#context-rows", DataTable)

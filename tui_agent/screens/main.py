@@ -16,9 +16,10 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.signal import Signal
-from textual.widgets import ContentSwitcher, Footer
+from textual.widgets import ContentSwitcher, Footer, Input, TextArea
 
 from tui_agent.app.actions import bindings, button, palette_commands
 from tui_agent.screens.main_approvals import ApprovalInput
@@ -46,6 +47,16 @@ if TYPE_CHECKING:
 PLAN_SHOWN = (PlanProposed, PlanDecided, ClarifyAnswered, AnswerEvent, RunStarted, RunEnded)
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
+
+
+def _one(screen: Screen, selector: Any) -> Any:
+    """The widget ``selector`` names, or None while it is not composed (or already gone).
+    ``query_one`` is looked up in Textual's cache; ``query`` walks the screen (~0.14 ms), and
+    these run on every key (availability) and tick."""
+    try:
+        return screen.query_one(selector)
+    except NoMatches:
+        return None
 
 
 class MainScreen(Screen):
@@ -118,10 +129,9 @@ class MainScreen(Screen):
         self.query_one(PlanPane).show(self.session)
         await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.app.run_active()))  # type: ignore[attr-defined]
         await self.mount(Footer(compact=True))
-        self.query_one("#observation").border_title = "Observation"
-        self.query_one("#answer").border_title = "Answer"
-        self.query_one("#action").border_title = "Action"
-        self.query_one("#steps").border_title = "Calls"
+        for pane, title in (("#observation", "Observation"), ("#answer", "Answer"), ("#action", "Action"),
+                            ("#steps", "Calls")):
+            self.query_one(pane).border_title = title
         self.action.show(Content.styled(NO_CALL, "$text-muted italic"))
         self.ready.set()
         if self.session.steps:
@@ -163,21 +173,20 @@ class MainScreen(Screen):
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
         h.waited = app.decisions.waited()  # type: ignore[attr-defined]
-        for b in self.query("#submit_now"):
+        if (b := _one(self, "#submit_now")) is not None:
             b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
 
     def update_waiting(self) -> None:
         """The clock's tick: how long the decision has waited (and the bell when it is time). The
         tick may come while the app closes and the header is already gone: then nothing to show."""
-        waited = self.app.decisions.waited()  # type: ignore[attr-defined]
-        for header in self.query(StatusHeader):
-            header.waited = waited
+        if (header := _one(self, StatusHeader)) is not None:
+            header.waited = self.app.decisions.waited()  # type: ignore[attr-defined]
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         """The gauge shows ``figures``. Kept for a gauge composed later; the clock's tick may come
         while the app closes and the gauge is already gone (then nothing to show)."""
         self._gauge = figures
-        for gauge in self.query(TokenGauge):
+        if (gauge := _one(self, TokenGauge)) is not None:
             gauge.set_figures(figures)
 
     # -- the trace panes (``self.view``) ----------------------------------------------------------
@@ -201,7 +210,7 @@ class MainScreen(Screen):
         self.state_changed.publish(e)
 
     def _show_plan(self) -> None:
-        for pane in self.query("#plan"):
+        if (pane := _one(self, "#plan")) is not None:
             pane.show(self.session)  # type: ignore[attr-defined]
 
     def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
@@ -213,7 +222,7 @@ class MainScreen(Screen):
 
     def clear_pending(self) -> None:
         self.view.clear_pending()
-        if self.ready.is_set() and self.query("#action"):
+        if self.ready.is_set() and _one(self, "#action") is not None:
             self.action.border_subtitle = ""
 
     def refresh_view(self) -> None:
@@ -224,7 +233,7 @@ class MainScreen(Screen):
 
     # -- availability (footer, palette, buttons) ------------------------------------------------
     def _mode(self) -> str:
-        if not self.ready.is_set() or not self.query("#action"):
+        if not self.ready.is_set() or _one(self, "#action") is None:
             return "none"
         mode = self.action.mode()
         if mode in ("edit", "reject"):
@@ -232,7 +241,8 @@ class MainScreen(Screen):
         return "pending" if self.app.pending is not None else "none"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return available(action, self._mode(), self.app, self.session)
+        typing = isinstance(self.focused, (Input, TextArea))
+        return available(action, self._mode(), self.app, self.session, typing)
 
     def commands(self) -> Iterable[Any]:
         return palette_commands(self, self.ACTIONS.values())

@@ -4,6 +4,7 @@ main screen's actions both import it without importing each other."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.app.actions import UiAction, table
@@ -56,12 +57,27 @@ MAIN_ACTIONS = table(
              "quit (asks first while a run is active; the session stays saved and resumable)"),
 )
 
+
+def _typed(action: UiAction) -> bool:
+    """Its keys are all ones a text field would take (a letter, ``?``)."""
+    return all(len(k) == 1 or k == "question_mark" for k in action.keys.split(","))
+
+
+# A typed key acts at once: as a priority binding it is handled where the key arrives, not after
+# it has been passed from the focused pane up through its containers to the screen (six message
+# hops, each of which can wait behind a frame of a streamed answer). A text field that has focus
+# still gets its letters: these actions are unavailable while one does (``available``).
+TYPED = frozenset(name for name, a in MAIN_ACTIONS.items() if _typed(a))
+MAIN_ACTIONS = {name: replace(a, priority=True) if name in TYPED else a for name, a in MAIN_ACTIONS.items()}
+
 APPROVAL_ACTIONS = ("approve", "edit", "reject", "always")
 
 
-def available(action: str, mode: str, app: Any, session: SessionState) -> bool:
+def available(action: str, mode: str, app: Any, session: SessionState, typing: bool = False) -> bool:
     """Whether the main screen's ``action`` applies now (footer, palette, buttons). ``mode`` is the
-    action pane's: pending, edit, reject or none."""
+    action pane's: pending, edit, reject or none; ``typing``: a text field has focus."""
+    if typing and action in TYPED:
+        return False
     if action in APPROVAL_ACTIONS:
         return mode == "pending"
     if action == "approve_edit":

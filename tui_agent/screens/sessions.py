@@ -28,6 +28,7 @@ from tui_agent.session.events import Purpose
 from tui_agent.safety.hygiene import for_terminal as clean
 from tui_agent.session.fold import SessionState, fold
 from tui_agent.screens.confirm import ConfirmScreen
+from tui_agent.widgets.plan_pane import PlanPane
 
 # The question column is never narrower than this (the table scrolls sideways then).
 QUESTION_MIN_CHARS = 20
@@ -65,6 +66,8 @@ VIEW_ACTIONS = table(
     UiAction("export", "x", "Export", "Export report", "write this session's Markdown report (asks where)"),
     UiAction("save_answer", "W", "Save answer", "Save its answer", "save this session's answer (asks where)"),
     UiAction("copy_answer", "C", "Copy answer", "Copy its answer", "copy this session's answer"),
+    UiAction("context_view", "c", "Context", "Context view",
+             "what the session's next model call would have held: tokens per item and per category (read-only)"),
 )
 
 
@@ -256,12 +259,14 @@ class SessionViewScreen(Screen):
         yield Static(clean(self.state.question), id="view-question")
         yield Static("", id="view-step")
         with VerticalScroll(id="view-body"):
+            yield PlanPane(id="view-plan")
             yield Static("", id="view-thought")
             yield Static("", id="view-actions")
             yield Markdown("", id="view-observation")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#view-plan", PlanPane).show(self.state)  # the plan and how far each sub-question got
         self.show()
 
     def show(self) -> None:
@@ -307,6 +312,11 @@ class SessionViewScreen(Screen):
 
     def action_resume(self) -> None:
         resume_from_browser(self, self.store, self.session_id)
+
+    def action_context_view(self) -> None:
+        from tui_agent.screens.context_view import ContextViewScreen
+
+        self.app.push_screen(ContextViewScreen(self.state))
 
     def action_fork(self) -> None:
         step = self.steps[self.index] if self.steps else 1

@@ -239,7 +239,7 @@ class Settings:
     max_fps: Annotated[int, Field(ge=1, le=240)] = 120
     """Frames per second the TUI draws at most (Textual's TEXTUAL_FPS, which wins when set): a change waits for the next frame, so 120 shows a key up to 8 ms sooner than Textual's 60; frames are drawn only when something changed."""
     lean_compositor: bool = True
-    """Partial screen updates (a streamed batch, the header after a key) draw only the widgets and lines they show, instead of every widget on the screen (Textual's own compositor, which 'false' restores): a stream frame takes about a third less time, so a key pressed while an answer streams waits less."""
+    """Partial screen updates (a streamed batch, the header after a key) draw only the widgets and lines they show, instead of every widget whose area they touch (Textual's own compositor, which 'false' restores): a frame of a streamed answer takes about a quarter less time (benchmarks/bench_frames.py), and a key pressed meanwhile waits less."""
     signal_exit_grace_s: Annotated[float, Field(gt=0)] = 10.0
     """Seconds the TUI may take to close after SIGTERM or SIGHUP (the session is marked interrupted first); a close that hangs longer (a terminal gone mid-write) ends the process then, so no hung process holds the session."""
     plan: Annotated[Literal["off", "ask", "clarify"], Flag(FRONT_END, const="ask")] = "off"
