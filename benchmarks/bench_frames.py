@@ -38,13 +38,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TEXTUAL_FPS", "120")  # as the app draws (max_fps)
 
 
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    if not values:
-        return float("nan")
-    return values[min(len(values) - 1, int(round((len(values) - 1) * q)))]
-
-
 class FrameClock:
     """Times every frame of the screen it is installed on, and counts the widgets each drew."""
 
@@ -111,9 +104,7 @@ VARIANTS = {  # label: (lean compositor, typed keys act where they arrive)
 
 
 async def one_turn(lean: bool, seconds: float, rate: int, data: Path) -> dict[str, float]:
-    from textual import events
-
-    from bench_tui import stream_answer
+    from bench_tui import pct, press_y_in_process, stream_answer
     from tests.helpers import settings_for
     from tests.servers import ChatServer
     from tui_agent.app.application import ResearchApp
@@ -132,20 +123,11 @@ async def one_turn(lean: bool, seconds: float, rate: int, data: Path) -> dict[st
             while "arriving" not in str(answer.border_title or ""):
                 await asyncio.sleep(0.02)
             await asyncio.sleep(1.0)
-            loop = asyncio.get_running_loop()
             keys: list[float] = []
             clock.on = True
             t_start, cpu_start = time.perf_counter(), time.thread_time()
             while time.perf_counter() - t_start < seconds:
-                before = app.main.header.auto
-                refreshed = loop.create_future()
-                t0 = time.perf_counter()
-                app.post_message(events.Key("y", "y"))
-                while app.main.header.auto == before:
-                    await asyncio.sleep(0.0005)
-                app.call_after_refresh(lambda f=refreshed: f.done() or f.set_result(None))
-                await refreshed
-                keys.append(time.perf_counter() - t0)
+                keys.append(await press_y_in_process(app))
                 await asyncio.sleep(0.1)
             wall = time.perf_counter() - t_start
             cpu = time.thread_time() - cpu_start

@@ -379,9 +379,23 @@ def bench_keys_answer_vs_minimal(presses: int, tmp: Path, tokens_per_s: int = AN
     return rows
 
 
-async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]:
+async def press_y_in_process(app) -> float:
+    """Post ``y`` to the running app; the seconds until the header's auto flag flipped and the
+    screen was refreshed."""
     from textual import events
 
+    before = app.main.header.auto
+    refreshed = asyncio.get_running_loop().create_future()
+    t0 = time.perf_counter()
+    app.post_message(events.Key("y", "y"))
+    while app.main.header.auto == before:
+        await asyncio.sleep(0.0005)
+    app.call_after_refresh(lambda: refreshed.done() or refreshed.set_result(None))
+    await refreshed
+    return time.perf_counter() - t0
+
+
+async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]:
     from tests.helpers import NoteTool, settings_for
     from tests.servers import ChatServer
     from tui_agent.app.application import ResearchApp
@@ -402,17 +416,8 @@ async def _keys_in_process(presses: int, tmp: Path) -> tuple[list[float], float]
                 await asyncio.sleep(0.01)
             c0, t_rate = received(), time.perf_counter()
             samples = []
-            loop = asyncio.get_running_loop()
             for i in range(presses):
-                before = app.main.header.auto
-                refreshed = loop.create_future()
-                t0 = time.perf_counter()
-                app.post_message(events.Key("y", "y"))
-                while app.main.header.auto == before:
-                    await asyncio.sleep(0.0005)
-                app.call_after_refresh(lambda f=refreshed: f.done() or f.set_result(None))
-                await refreshed
-                samples.append(time.perf_counter() - t0)
+                samples.append(await press_y_in_process(app))
                 await asyncio.sleep(0.1)
             rate = (received() - c0) / 4 / (time.perf_counter() - t_rate)
             app.exit()
