@@ -168,3 +168,36 @@ def test_the_count_cache_is_bounded_by_entries_and_characters():
     cache.put(owner, "w" * 101, 101)  # over a quarter of the room: not kept
     assert cache.get(owner, "w" * 101) is None
     assert cache.get(object(), "z" * 99) is None  # another encoder: nothing known
+
+
+def test_a_run_of_a_million_spaces_is_counted_cut_and_fitted_where_tiktoken_alone_gives_up():
+    from tui_agent.context import budgets
+    from tui_agent.tools.visit import cap_section
+
+    text = "Before the gap. " + " " * 1_200_000 + " After the gap."
+    with pytest.raises(ValueError):  # what tiktoken does with it: the reason for tokens.encode
+        tokens.encoder().encode(text, disallowed_special=())
+    ids = tokens.encode(text)
+    assert tokens.encoder().decode(ids) == text and tokens.count(text) == len(ids)
+    assert tokens.truncate(text, 50).startswith("Before the gap.")
+    fitted = budgets.fit(text, 50)
+    assert fitted.startswith("Before the gap.") and "cut" in fitted
+    assert budgets.cut(text, 50)[1] > 0
+    assert "cut" in cap_section(text, 50)
+
+
+async def test_a_tool_result_of_a_million_spaces_is_an_observation_and_the_run_goes_on():
+    from tests.helpers import NoteTool
+    from tests.unit.engine_kit import scripted_engine
+    from tui_agent.tools.base import OK, ToolResult
+
+    class Spaces(NoteTool):
+        async def run(self, arguments, ctx):
+            src = ctx.sources.register("https://notes.example/gap", "A gap")
+            return ToolResult(f"[{src.number}] The answer is 42." + " " * 1_200_000 + "The end.", OK, [src.number])
+
+    engine, rec, _ = scripted_engine(['<tool_call>{"name": "lookup", "arguments": {"topic": "gap"}}</tool_call>',
+                                      "<answer>42 [1]</answer>"], Spaces())
+    result = await engine.run()
+    assert result["termination"] == "answer" and result["answer"].startswith("42")
+    assert "The answer is 42." in rec.of("observation")[0].text

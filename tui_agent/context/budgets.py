@@ -30,7 +30,7 @@ def cut(text: str, max_tokens: int) -> tuple[str, int]:
     """The first ``max_tokens`` tokens of ``text`` and how many tokens were cut (no note)."""
     if max_tokens <= 0:
         return "", tokens.count(text)
-    ids = tokens.encoder().encode(text, disallowed_special=())
+    ids = tokens.encode(text)
     if len(ids) <= max_tokens:
         return text, 0
     return tokens.encoder().decode(ids[:max_tokens]), len(ids) - max_tokens
@@ -48,7 +48,7 @@ def fit(text: str, max_tokens: int, why: str = OBSERVATION_LIMIT) -> str:
         return text
     enc = tokens.encoder()
     if len(text) <= _EXACT_COUNT_CHARS:
-        ids = enc.encode(text, disallowed_special=())
+        ids = tokens.encode(text)
         if len(ids) <= max_tokens:
             return text
         kept = enc.decode(ids[:max_tokens]) if max_tokens > 0 else ""
@@ -57,7 +57,7 @@ def fit(text: str, max_tokens: int, why: str = OBSERVATION_LIMIT) -> str:
     window = max(4096, max_tokens * 8)
     while True:
         prefix = text[:window]
-        ids = enc.encode(prefix, disallowed_special=())
+        ids = tokens.encode(prefix)
         if len(ids) > max_tokens or window >= len(text):
             break
         window *= 4

@@ -126,6 +126,25 @@ def _load_encoding():
     return encoding
 
 
+_PIECE_CHARS = 65_536
+"""Piece size when a text is encoded in pieces (see :func:`encode`)."""
+
+
+def encode(text: str) -> list[int]:
+    """The token ids of ``text``. tiktoken's pattern gives up on a very long run of whitespace
+    (about a million spaces: ``ValueError: … Max stack size exceeded for backtracking``); such a
+    text is encoded in pieces of :data:`_PIECE_CHARS` characters, whose ids decode to the same
+    text (a cut inside the run may count a token or two more than one encoding would)."""
+    enc = encoder()
+    try:
+        return enc.encode(text, disallowed_special=())
+    except ValueError:
+        ids: list[int] = []
+        for start in range(0, len(text), _PIECE_CHARS):
+            ids += enc.encode(text[start:start + _PIECE_CHARS], disallowed_special=())
+        return ids
+
+
 def count(text: str) -> int:
     """Tokens in ``text``; a text counted before in this process is looked up (:data:`_counts`)."""
     if not text:
@@ -133,7 +152,7 @@ def count(text: str) -> int:
     enc = encoder()
     n = _counts.get(enc, text)
     if n is None:
-        n = len(enc.encode(text, disallowed_special=()))
+        n = len(encode(text))
         _counts.put(enc, text, n)
     return n
 
@@ -220,7 +239,7 @@ def encode_head(text: str, min_tokens: int) -> tuple[list[int], int]:
     at that rate, and more follow while the prefix holds fewer than ``min_tokens``."""
     enc = encoder()
     if getattr(enc, "name", None) not in _SPLIT_ENCODINGS:
-        return enc.encode(text, disallowed_special=()), len(text)
+        return encode(text), len(text)
     ids: list[int] = []
     start, per_token = 0, _FIRST_CHARS_PER_TOKEN
     while True:
@@ -228,7 +247,7 @@ def encode_head(text: str, min_tokens: int) -> tuple[list[int], int]:
         guess = start + max(1, int(want if ids else min(want, _FIRST_CHARS)))  # the first part measures
         end = split_point(text, guess) if guess < len(text) else None
         end = len(text) if end is None else end
-        ids += enc.encode(text[start:end], disallowed_special=())
+        ids += encode(text[start:end])
         if end >= len(text) or len(ids) >= min_tokens:
             return ids, end
         start, per_token = end, end / max(1, len(ids))

@@ -286,7 +286,7 @@ def page_observation(page, observation_tokens: int):
 def cap_section(text: str, max_tokens: int, full_chars: int | None = None) -> str:
     """``text`` cut to ``max_tokens`` with a note; ``full_chars`` says the text was already
     cut from a longer whole (then the totals are estimates)."""
-    ids = tokens.encoder().encode(text, disallowed_special=())
+    ids = tokens.encode(text)
     total = len(ids)
     estimated = False
     if full_chars and full_chars > len(text):
