@@ -303,9 +303,11 @@ def _call_text(msg: Mapping[str, Any]) -> str:
     a provider is sent) and a tool result's call id."""
     parts = [str(msg.get("tool_call_id") or "")]
     for call in msg.get("tool_calls") or ():
-        function = call.get("function") or {} if isinstance(call, Mapping) else {}
-        parts += [str(call.get("id") or "") if isinstance(call, Mapping) else "", str(function.get("name") or ""),
-                  str(function.get("arguments") or "")]
+        if not isinstance(call, Mapping):
+            continue
+        function = call.get("function")
+        function = function if isinstance(function, Mapping) else {}
+        parts += [str(call.get("id") or ""), str(function.get("name") or ""), str(function.get("arguments") or "")]
     return " ".join(p for p in parts if p)
 
 
