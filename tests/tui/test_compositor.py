@@ -180,3 +180,14 @@ async def test_random_partial_updates_over_nested_bordered_scrolled_and_layered_
     assert compositor.compared >= 40 and compositor.compared_full >= 5, (compositor.compared,
                                                                          compositor.compared_full)
     assert not compositor.mismatches, compositor.mismatches[0]
+
+
+async def test_lean_compositor_false_gives_the_main_screen_textuals_own_compositor(chat_server, tmp_path):
+    app, _ = make_app(chat_server, tmp_path, question=None, lean_compositor=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.main is not None and app.main.ready.is_set(), what="the main screen")
+        assert type(app.main._compositor) is Compositor
+    app, _ = make_app(chat_server, tmp_path / "lean", question=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: app.main is not None and app.main.ready.is_set(), what="the main screen")
+        assert isinstance(app.main._compositor, LeanCompositor)

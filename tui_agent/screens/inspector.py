@@ -99,6 +99,9 @@ class InspectorScreen(Screen[InspectorResult | None]):
         self.paused = paused
         self.purpose = purpose
         self.tools, self.tool_choice = list(tools or []), tool_choice  # native protocol: shown as a last row
+        from tui_agent.model.tokens import request_tokens
+
+        self.tools_tokens = request_tokens({"tools": self.tools})  # part of every total, as the engine counts
         self.editable = editable_indexes(self.messages) if paused else set()
         self.edits: dict[int, str] = {}
         self.current = 0
@@ -155,9 +158,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
         if self.tools:
             names = ", ".join(t.get("function", {}).get("name", "?") for t in self.tools)
             choice = f" · tool_choice {self.tool_choice}" if self.tool_choice else ""
-            from tui_agent.model.tokens import request_tokens
-
-            table.add_row("", "tools", f"{request_tokens({'tools': self.tools}):,}",
+            table.add_row("", "tools", f"{self.tools_tokens:,}",
                           _preview(f"{len(self.tools)}: {names}{choice}"), key="tools")
 
     def _show(self, index: int) -> None:
@@ -240,14 +241,14 @@ class InspectorScreen(Screen[InspectorResult | None]):
     def _context_closed(self) -> None:
         if not self.paused:
             return
-        from tui_agent.model.tokens import TokenCounter, request_tokens
+        from tui_agent.model.tokens import TokenCounter
         from tui_agent.session import fold
 
         messages = fold.prompt(self.app.session)  # type: ignore[attr-defined]
         if [m.get("content") for m in messages] == [m.get("content") for m in self.messages]:
             return
         total, tokens = TokenCounter().messages(messages)
-        total += request_tokens({"tools": self.tools})  # the tools specs weigh as before
+        total += self.tools_tokens
         lost = [i for i in self.edits if i < len(messages) and messages[i].get("content") != self.messages[i].get("content")]
         for i in lost:
             self.edits.pop(i)

@@ -16,7 +16,6 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widgets import ContentSwitcher, Footer, Input, TextArea
@@ -47,16 +46,6 @@ if TYPE_CHECKING:
 PLAN_SHOWN = (PlanProposed, PlanDecided, ClarifyAnswered, AnswerEvent, RunStarted, RunEnded)
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
-
-
-def _one(screen: Screen, selector: Any) -> Any:
-    """The widget ``selector`` names, or None while it is not composed (or already gone).
-    ``query_one`` is looked up in Textual's cache; ``query`` walks the screen (~0.14 ms), and
-    these run on every key (availability) and tick."""
-    try:
-        return screen.query_one(selector)
-    except NoMatches:
-        return None
 
 
 class MainScreen(Screen):
@@ -173,20 +162,20 @@ class MainScreen(Screen):
         h.auto = app.auto_on()  # type: ignore[attr-defined]
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
         h.waited = app.decisions.waited()  # type: ignore[attr-defined]
-        if (b := _one(self, "#submit_now")) is not None:
+        if (b := self.query_one_optional("#submit_now")) is not None:
             b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
 
     def update_waiting(self) -> None:
         """The clock's tick: how long the decision has waited (and the bell when it is time). The
         tick may come while the app closes and the header is already gone: then nothing to show."""
-        if (header := _one(self, StatusHeader)) is not None:
+        if (header := self.query_one_optional(StatusHeader)) is not None:
             header.waited = self.app.decisions.waited()  # type: ignore[attr-defined]
 
     def set_gauge(self, figures: GaugeFigures) -> None:
         """The gauge shows ``figures``. Kept for a gauge composed later; the clock's tick may come
         while the app closes and the gauge is already gone (then nothing to show)."""
         self._gauge = figures
-        if (gauge := _one(self, TokenGauge)) is not None:
+        if (gauge := self.query_one_optional(TokenGauge)) is not None:
             gauge.set_figures(figures)
 
     # -- the trace panes (``self.view``) ----------------------------------------------------------
@@ -210,7 +199,7 @@ class MainScreen(Screen):
         self.state_changed.publish(e)
 
     def _show_plan(self) -> None:
-        if (pane := _one(self, "#plan")) is not None:
+        if (pane := self.query_one_optional("#plan")) is not None:
             pane.show(self.session)  # type: ignore[attr-defined]
 
     def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
@@ -222,7 +211,7 @@ class MainScreen(Screen):
 
     def clear_pending(self) -> None:
         self.view.clear_pending()
-        if self.ready.is_set() and _one(self, "#action") is not None:
+        if self.ready.is_set() and self.query_one_optional("#action") is not None:
             self.action.border_subtitle = ""
 
     def refresh_view(self) -> None:
@@ -233,7 +222,9 @@ class MainScreen(Screen):
 
     # -- availability (footer, palette, buttons) ------------------------------------------------
     def _mode(self) -> str:
-        if not self.ready.is_set() or _one(self, "#action") is None:
+        # query_one(_optional) is looked up in Textual's cache; query() walks the screen (~0.14 ms),
+        # and this runs on every key and for the footer.
+        if not self.ready.is_set() or self.query_one_optional("#action") is None:
             return "none"
         mode = self.action.mode()
         if mode in ("edit", "reject"):

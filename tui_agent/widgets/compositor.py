@@ -60,8 +60,7 @@ class LeanCompositor(Compositor):
                     continue
                 chops_line = chops[y]
                 final_cuts = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
-                open_cuts = [cut for cut in final_cuts if chops_line.get(cut, False) is None]
-                if not open_cuts:
+                if not any(chops_line.get(cut, False) is None for cut in final_cuts):
                     continue  # every cut it spans is filled by a widget in front: nothing shows
                 # Since we paint front to back, the first strip for a cut wins.
                 for cut, piece in zip(final_cuts, strip.divide([cut - render_x for cut in final_cuts[1:]])):
