@@ -75,6 +75,10 @@ async def _dead_url_keeps_setup(app, chat_server, dead: str) -> None:
         assert "could not connect to SearXNG" in result_text(app), result_text(app)
         assert isinstance(app.screen, SetupScreen) and not chat_server.requests
         app.screen.query_one("#searxng-input", Input).value = ""  # ddgs then
+        # A Button ignores clicks while it shows the last one (its "-active" look, 0.2 s): the check
+        # answers within that, and on a loaded machine the second click landed in it (CI).
+        button = app.screen.query_one("#continue")
+        await wait_until(pilot, lambda: not button.has_class("-active"), what="the Continue button to settle")
         await pilot.click("#continue")
         await wait_pending(pilot, app)
         assert app.settings.search_backend == "ddgs"

@@ -9,6 +9,7 @@ are in tests/integration/test_llm_failfast.py.
 from __future__ import annotations
 
 import socket
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -66,3 +67,79 @@ def test_the_endpoint_named_is_api_base_then_the_failed_request_then_litellms_de
     assert LLM(Settings()).endpoint("groq/llama3") == "https://api.groq.com/openai/v1"
     assert LLM(Settings()).endpoint("openai/gpt-4o-mini") == "https://api.openai.com"
     assert LLM(Settings()).endpoint("hosted_vllm/q") == "the provider's default endpoint"
+
+
+def stamped(exc: BaseException, deployment: str) -> BaseException:
+    exc.failed_deployment_id = deployment  # what a LiteLLM Router sets on each attempt's error
+    return exc
+
+
+def test_a_routers_retry_names_the_deployment_that_failed_last_not_an_earlier_refusal():
+    # A Router tries the dead deployment, then (inside its except block) the rate-limited one: the
+    # 429's context is the refusal. Measured with litellm's Router: the outer error carries the last
+    # deployment's id. The refusal belongs to the earlier attempt; the live deployment answered.
+    refused = stamped(chain(APIConnectionError("Connection error."), connect_error("Cannot connect to host"),
+                            ConnectionRefusedError(111, "Connect call failed")), "dead")
+    limited = stamped(Exception("RateLimitError: 429 Rate limit reached"), "limited")
+    limited.__context__ = refused
+    assert unreachable_cause(limited) is None
+    assert unreachable_cause(refused) == REFUSED
+    # The same deployment retried keeps its own cause: the refusal is still that deployment's.
+    again = stamped(Exception("InternalServerError: Connection error."), "dead")
+    again.__context__ = refused
+    assert unreachable_cause(again) == REFUSED
+
+
+class ScriptedRouter:
+    """Stands in for a LiteLLM Router: raises the scripted errors, then answers from ``answerer``."""
+
+    def __init__(self, errors: list[BaseException], answerer: str) -> None:
+        self.errors = list(errors)
+        self.answerer = answerer
+        self.calls = 0
+
+    async def acompletion(self, **kw):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        message = SimpleNamespace(content="<answer>ok</answer>", reasoning_content=None, tool_calls=None)
+        return SimpleNamespace(choices=[SimpleNamespace(message=message, finish_reason="stop")], usage=None,
+                               model="fast", _hidden_params={"model_id": self.answerer})
+
+
+def refusal(deployment: str) -> BaseException:
+    outer = APIConnectionError("Connection error.")
+    outer.status_code = 500  # litellm reports a refused connection as InternalServerError (500)
+    return stamped(chain(outer, connect_error("Cannot connect to host"),
+                         ConnectionRefusedError(111, "Connect call failed")), deployment)
+
+
+def status_error(status: int, deployment: str, context: BaseException) -> BaseException:
+    exc = stamped(Exception(f"Error code: {status}"), deployment)
+    exc.status_code = status
+    exc.__context__ = context  # the Router tried the next deployment inside its except block
+    return exc
+
+
+async def test_a_router_whose_live_deployments_fail_after_a_dead_ones_refusal_waits_for_them(tmp_path, monkeypatch):
+    # CI lost an eval case to this: at the start, before any deployment had answered, the 429 and
+    # the 500 of the live deployments each carried the dead one's refusal as context, so all three
+    # counted as refused and the call failed fast instead of backing off.
+    from tui_agent.model import routing
+    from tui_agent.model.routing import Deployment, Routed
+
+    path = str(tmp_path / "router.yaml")
+    settings = Settings(model="fast", router_config=path, retry_attempts=10, api_key=None)
+    group = [Deployment(name, "fast", "openai/gpt-4o-mini", f"http://{name}:1/v1") for name in ("dead", "limited", "failing")]
+    router = ScriptedRouter([refusal("dead"), status_error(429, "limited", refusal("dead")),
+                             status_error(500, "failing", refusal("dead")), refusal("dead")], answerer="limited")
+    monkeypatch.setitem(routing._routed, (path, settings.router_retries, settings.router_cooldown_s),
+                        Routed(path, router, {d.id: d for d in group}))
+    sleeps: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        sleeps.append(delay)
+
+    reply = await LLM(settings, sleep=sleep).complete([{"role": "user", "content": "q"}], stream=False)
+    assert reply.text == "<answer>ok</answer>"
+    assert router.calls == 5 and len(sleeps) == 4

@@ -117,10 +117,21 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and its causes, outermost first (litellm wraps openai wraps httpx wraps OSError)."""
+    """``exc`` and its causes, outermost first (litellm wraps openai wraps httpx wraps OSError).
+
+    Behind a Router the chain also holds earlier attempts: the Router calls the next deployment
+    inside its except block, so a 429's context can be another deployment's refusal. Each
+    attempt's error carries its deployment (``failed_deployment_id``); the chain ends where an
+    error of another deployment begins, so a cause is never pinned on a deployment that answered."""
     seen: set[int] = set()
+    owner = None
     cur: BaseException | None = exc
     while cur is not None and id(cur) not in seen and len(seen) < CAUSE_CHAIN_LIMIT:
+        stamp = getattr(cur, "failed_deployment_id", None)
+        if stamp:
+            if owner is not None and stamp != owner:
+                return
+            owner = stamp
         seen.add(id(cur))
         yield cur
         cur = cur.__cause__ or cur.__context__
