@@ -20,7 +20,7 @@ from tui_agent.web.net import fetch, make_client
 def settings_for(chat: Any, **overrides: Any) -> Settings:
     base = dict(
         model="openai/test-model", api_base=chat.base_url, api_key="test-key", retry_base_s=0.0,
-        retry_attempts=3, retry_cap_s=30.0, model_timeout_s=5.0, context_window=32000, answer_reserve=4000,
+        retry_attempts=3, retry_cap_s=30.0, model_timeout_s=30.0, context_window=32000, answer_reserve=4000,
         forced_answer_tokens=1000, extract=False, allow_private_urls=True, search_retries=1,
     )
     base.update(overrides)

@@ -344,6 +344,18 @@ class _LoopbackServer:
             return list(seq)
 
 
+_HELD_PORTS: list[socket.socket] = []
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that refuses connections for the rest of the test process: bound and
+    never listening (a port merely closed again could be taken by a server of another test)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _HELD_PORTS.append(sock)
+    return sock.getsockname()[1]
+
+
 def _to_bytes(data: bytes | str) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
@@ -366,7 +378,10 @@ class Reply:
     ``tool_calls``.  ``prompt_tokens``/``completion_tokens`` override the default
     usage estimate.  ``delay_s`` delays the response headers; ``chunk_delay_s``
     sleeps between stream chunks.  ``ignore_stop`` keeps content past a
-    requested ``stop`` string.
+    requested ``stop`` string.  ``hold`` (a ``threading.Event``) stops a
+    stream after ``hold_after_chunks`` chunks until the test sets it: a test
+    that looks at a reply mid-stream holds the stream there instead of
+    racing it.
     """
 
     content: str = ""
@@ -380,6 +395,8 @@ class Reply:
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
     tool_calls: list["ToolCall"] = field(default_factory=list)
     interleave_calls: bool = False
+    hold: threading.Event | None = None
+    hold_after_chunks: int = 0
 
     @property
     def finish(self) -> str:
@@ -784,6 +801,11 @@ class ChatServer(_LoopbackServer):
             if i and reply.chunk_delay_s and self._closing.wait(reply.chunk_delay_s):
                 h.abort()
                 return
+            if reply.hold is not None and i == reply.hold_after_chunks:
+                while not reply.hold.wait(0.05):
+                    if self._closing.is_set():
+                        h.abort()
+                        return
             h.write_chunk(b"data: " + json.dumps(ev).encode("utf-8") + b"\n\n")
         if drop_after is not None or hang_after is not None:
             # fewer events than N: still never finish cleanly

@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from tests.helpers import BrokenTool, NoteTool, RecordingApprover, SlowTool, call, make_engine
-from tests.servers import Fault, Reply
+from tests.servers import Fault, Reply, closed_port
 from tui_agent.agent.approval import Approve, Reject, SubmitNow
 from tui_agent.session.store import Store
 
@@ -321,12 +321,7 @@ async def test_context_too_long_is_named(chat_server, transport):
 async def test_server_down_on_the_first_call_ends_as_model_error_in_two_quick_attempts(transport):
     # Issue 12: nothing listening at --api-base fails fast (the full backoff is for a server that
     # answered, or that went away after a successful call: tests/integration/test_llm_failfast.py).
-    import socket
-
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()  # nothing listens there now
+    port = closed_port()
 
     class Down:
         base_url = f"http://127.0.0.1:{port}/v1"
@@ -354,10 +349,11 @@ async def test_dropped_stream_and_500_are_retried(chat_server, transport):
 @BOTH_TRANSPORTS
 async def test_hanging_model_times_out_and_is_retried(chat_server, transport):
     chat_server.script(Fault(hang=True), call("lookup", topic="a"), "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, model_timeout_s=0.5, transport=transport)
+    engine, rec = make_engine(chat_server, model_timeout_s=2.0, transport=transport)  # the answering calls: a margin
     result = await engine.run()
     assert result["termination"] == "answer"
     assert "timed out" in rec.of("retry")[0].reason
+    assert len(rec.of("retry")) == 1 and len(chat_server.requests) == 3  # one hang, then the script as written
 
 
 # -- submit now -----------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import json
 
 from tests.helpers import call
 from tests.integration.test_eval import PerQuestion, run_eval, tool_flags, write_set
-from tests.integration.test_llm_failfast import closed_port
+from tests.servers import closed_port
 from tui_agent.session.store import Store
 
 CASES = [{"id": "one", "question": "What is case one?", "expect": ["first"]},

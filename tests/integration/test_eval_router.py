@@ -12,8 +12,7 @@ import json
 from tests.integration.test_budget import SEARCHES, run_cli, run_flags
 from tests.integration.test_cli import cli, isolated_env
 from tests.integration.test_eval import PerQuestion, write_set
-from tests.integration.test_llm_failfast import closed_port
-from tests.servers import ChatServer, Fault
+from tests.servers import ChatServer, Fault, closed_port
 
 # A priced model name for the deployments (the alias "fast" has no price of its own).
 PRICED = "openai/gpt-4o-mini"

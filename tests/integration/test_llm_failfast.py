@@ -9,27 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 
 import pytest
 
-from tests.servers import ChatServer, Fault
+from tests.servers import ChatServer, Fault, closed_port
 from tui_agent.config import Settings
 from tui_agent.model.llm import FIRST_CALL_ATTEMPTS, FIRST_CALL_RETRY_S, LLM, ModelError
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 UNRESOLVABLE = "http://no-such-host.invalid:9/v1"
 BOTH_TRANSPORTS = pytest.mark.parametrize("transport", ["litellm", "direct"])
-
-
-def closed_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()  # nothing listens there now
-    return port
 
 
 class Counted:
@@ -111,7 +102,8 @@ async def test_server_errors_on_the_first_call_keep_the_full_backoff(chat_server
 @BOTH_TRANSPORTS
 async def test_a_hanging_server_on_the_first_call_is_a_timeout_with_the_full_backoff(chat_server, transport):
     chat_server.script(Fault(hang=True), Fault(hang=True), "<answer>ok</answer>")
-    c = Counted(chat_server.base_url, retry_attempts=3, model_timeout_s=0.5, transport=transport)
+    # 2 s per attempt: the answering third call needs a few ms of it, so a loaded machine keeps a margin
+    c = Counted(chat_server.base_url, retry_attempts=3, model_timeout_s=2.0, transport=transport)
     assert (await c.call()).text == "<answer>ok</answer>"
     assert [r.reason for r in c.retries] == ["the model request timed out"] * 2
     assert c.sleeps[1] >= 2

@@ -29,18 +29,20 @@ def _llm(chat: ChatServer, timeout: float, transport: str) -> LLM:
 
 @BOTH_TRANSPORTS
 def test_a_steady_stream_longer_than_the_timeout_is_read_whole(chat_server, transport):
-    # 6 chunks, 1 s apart: 6 s in all, twice the 3 s timeout, but no chunk waits over 1 s.
-    chat_server.script(Reply("abcdefghijklmnopqrstuvwx", chunk_size=4, chunk_delay_s=1.0))
+    # 12 chunks, 0.5 s apart: 6 s in all, longer than the 4 s timeout, but no chunk waits over 0.5 s
+    # (a margin of 3.5 s a gap for a loaded machine).
+    chat_server.script(Reply("abcdefghijklmnopqrstuvwx", chunk_size=2, chunk_delay_s=0.5))
     deltas: list[str] = []
-    reply = asyncio.run(_llm(chat_server, 3.0, transport).complete(MESSAGES, on_delta=lambda t, _r: deltas.append(t)))
+    reply = asyncio.run(_llm(chat_server, 4.0, transport).complete(MESSAGES, on_delta=lambda t, _r: deltas.append(t)))
     assert reply.text == "abcdefghijklmnopqrstuvwx" and reply.finish_reason == "stop"
-    assert "".join(deltas) == reply.text and len(deltas) == 6
+    assert "".join(deltas) == reply.text and len(deltas) == 12
 
 
 @BOTH_TRANSPORTS
 def test_a_stream_that_stalls_is_timed_out_and_retried(chat_server, transport):
     chat_server.script(Fault(hang_after_chunks=2), "<answer>done</answer>")
     retries: list[RetryInfo] = []
-    reply = asyncio.run(_llm(chat_server, 2.0, transport).complete(MESSAGES, on_retry=retries.append))
+    # 4 s: the stall takes it whole; the answering retry needs a few ms of it (a margin under load)
+    reply = asyncio.run(_llm(chat_server, 4.0, transport).complete(MESSAGES, on_retry=retries.append))
     assert reply.text == "<answer>done</answer>"
     assert [r.reason for r in retries] == ["the model request timed out"]

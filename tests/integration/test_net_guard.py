@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.helpers import fetch_measured
+from tests.servers import closed_port
 from tui_agent.config import Settings
 from tui_agent.web.net import (
     ALLOW_FLAG,
@@ -254,10 +255,7 @@ async def test_fetch_overall_timeout_bounds_a_trickling_server(page_server):
 
 
 async def test_fetch_of_a_closed_port_is_a_connect_error():
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
+    port = closed_port()
     settings = fast_settings(allow_private_urls=True)
     async with make_client(settings) as client:
         with pytest.raises(FetchError) as info:

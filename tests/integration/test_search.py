@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 
-from tests.servers import Fault
+from tests.servers import Fault, closed_port
 from tui_agent.config import Settings
 from tui_agent.safety.hygiene import REDACTED
 from tui_agent.tools.base import FAILED, INVALID, OK, SourceRegistry, ToolContext, validate_arguments
@@ -157,10 +156,7 @@ async def test_a_non_json_reply_is_explained(searx_server):
 
 
 async def test_unreachable_searxng_fails_fast_and_clearly():
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
+    port = closed_port()
     # A refused connection is not waited on: the 60 s search timeout never comes into play.
     settings = Settings(search_backend="searxng", searxng_url=f"http://127.0.0.1:{port}", search_retries=3,
                         search_timeout_s=60.0)

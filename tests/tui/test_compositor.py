@@ -7,6 +7,7 @@ left by one partial update."""
 from __future__ import annotations
 
 import random
+import threading
 
 import pytest
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
@@ -85,7 +86,9 @@ BODY = "## Findings\n\n" + "- a point about suspension bridges and the loads on 
 
 async def test_the_main_screen_sends_what_textual_would_while_an_answer_streams_and_keys_are_pressed(
         chat_server, tmp_path, checked):
-    chat_server.script(Reply(f"<answer>{BODY}</answer>", chunk_size=12, chunk_delay_s=0.01))
+    gate = threading.Event()  # the stream waits a third of the way until the test has seen it arrive
+    chat_server.script(Reply(f"<answer>{BODY}</answer>", chunk_size=12, chunk_delay_s=0.01, hold=gate,
+                             hold_after_chunks=60))
     app, _ = make_app(chat_server, tmp_path, auto_approve=True, model_timeout_s=60)
     async with app.run_test(size=(110, 32)) as pilot:
         await wait_until(pilot, lambda: checked and app.main is not None and app.main.ready.is_set(),
@@ -94,6 +97,7 @@ async def test_the_main_screen_sends_what_textual_would_while_an_answer_streams_
         compositor.console = app.console
         live = app.main.query_one("#answer", MarkdownPane).query_one(StreamingText)
         await wait_until(pilot, lambda: live.display and len(live.text) > 300, what="the answer streaming")
+        gate.set()
         for _ in range(4):
             await pilot.press("y")  # the header changes while the pane streams
             await pilot.pause(0.05)

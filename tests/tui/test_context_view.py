@@ -95,6 +95,15 @@ async def test_x_opens_the_context_view_with_totals_the_gate_and_a_row_per_item_
         assert app.screen is app.main
 
 
+def palette_lists(app, name: str) -> bool:
+    """Whether the open command palette lists ``name`` first."""
+    from textual.command import CommandList
+
+    found = app.screen.query(CommandList)
+    return bool(found) and found.first().option_count > 0 and \
+        name in str(found.first().get_option_at_index(0).prompt)
+
+
 async def test_the_palette_and_the_prompt_inspector_open_the_context_view(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="a"), ANSWER)
     app, tool = make_app(chat_server, tmp_path)
@@ -103,8 +112,9 @@ async def test_the_palette_and_the_prompt_inspector_open_the_context_view(chat_s
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Context view")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
+        # the palette gathers its matches in a worker: Enter before they are listed does nothing
+        await wait_until(pilot, lambda: palette_lists(app, "Context view"), what="the palette's match")
+        await pilot.press("down", "enter")
         await wait_until(pilot, lambda: view_open(app), what="the context view from the palette")
         await pilot.press("escape")
         await pilot.pause()

@@ -86,8 +86,8 @@ async def test_the_browser_question_takes_the_free_width_and_forks_are_marked(tm
         assert cells["20250101-120000-aaaaaa"].endswith("…")
         assert cells["20250101-130000-bbbbbb"].startswith("↳aaaaaa@3 A fork of it")
         await pilot.resize_terminal(180, 40)
-        await pilot.pause(0.3)
-        assert cells_now(app)["20250101-120000-aaaaaa"] == LONG_QUESTION  # wider: all of it
+        await wait_until(pilot, lambda: cells_now(app)["20250101-120000-aaaaaa"] == LONG_QUESTION,
+                         what="all of the question in the wider table")  # refilled after the resize's refresh
 
 
 def cells_now(app) -> dict[str, str]:
@@ -135,9 +135,9 @@ async def test_at_80x24_nothing_trails_the_footer(chat_server, tmp_path):
     app, _ = make_app(chat_server, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_pending(pilot, app)
-        await pilot.pause(0.3)
-        last, _ = app.screen.get_widget_at(79, 23)
-        assert last.has_class("-command-palette")  # the palette key reaches the edge: no key peeks out after it
+        # the palette key reaches the edge: no key peeks out after it (once the footer has recomposed)
+        await wait_until(pilot, lambda: app.screen.get_widget_at(79, 23)[0].has_class("-command-palette"),
+                         what="the palette key at the footer's right edge")
 
 
 async def test_the_clock_tick_that_comes_while_the_app_closes_does_not_crash_it(chat_server, tmp_path):

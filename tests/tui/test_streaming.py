@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBlock
 
@@ -14,7 +16,9 @@ BODY = "## The finding\n\n" + "streamed words arrive one piece at a time " * 60
 
 
 async def test_a_streamed_answer_grows_as_text_and_is_rendered_as_markdown_once_complete(chat_server, tmp_path):
-    chat_server.script(Reply(f"<answer>{BODY}</answer>", chunk_size=24, chunk_delay_s=0.01))
+    gate = threading.Event()  # the stream waits half way until the test has looked at it
+    chat_server.script(Reply(f"<answer>{BODY}</answer>", chunk_size=24, chunk_delay_s=0.01, hold=gate,
+                             hold_after_chunks=50))
     app, _ = make_app(chat_server, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.main.ready.is_set(), what="the panes")
@@ -27,6 +31,7 @@ async def test_a_streamed_answer_grows_as_text_and_is_rendered_as_markdown_once_
         assert live.text.startswith("## The finding") and BODY.startswith(live.text.rstrip("\n")[:200])
         # While it arrives nothing is mounted per block: the Markdown widget is not rendered at all.
         assert not pane.query_one(Markdown).display and not pane.query(MarkdownBlock)
+        gate.set()
 
         await wait_ended(pilot, app)
         await wait_until(pilot, lambda: bool(pane.query(MarkdownBlock)), what="the answer rendered as Markdown")
@@ -37,7 +42,6 @@ async def test_a_streamed_answer_grows_as_text_and_is_rendered_as_markdown_once_
 async def test_a_key_is_answered_while_the_engine_loop_is_busy(chat_server, tmp_path):
     """The engine (litellm's per-chunk work included) runs on a loop of its own: while that loop is
     blocked, a key still changes the screen. (On one shared loop the key waited for it.)"""
-    import threading
     import time
 
     chat_server.script(Reply(f"<answer>{BODY * 2}</answer>", chunk_size=16, chunk_delay_s=0.02))

@@ -193,11 +193,11 @@ def test_chat_hang_times_out_client_and_close_is_fast():
     t0 = time.monotonic()
     with pytest.raises(httpx.ReadTimeout):
         HTTP.post(server.url + "/v1/chat/completions", json={"messages": []}, timeout=0.3)
-    assert time.monotonic() - t0 < 2
+    assert time.monotonic() - t0 < 10  # the client's 0.3 s timeout, not the hang (which lasts until close)
     server.wait_for_requests(2)
     t0 = time.monotonic()
     server.close()
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 10  # not held by the hung handler (which would hold it for good)
     idle.close()
     with pytest.raises(httpx.TransportError):
         HTTP.post(server.url + "/v1/chat/completions", json={"messages": []}, timeout=1)
@@ -221,8 +221,8 @@ def test_chat_hang_answered_only_by_close_does_not_block_close():
     server.wait_for_requests(1)
     t0 = time.monotonic()
     server.close()
-    t.join(3)
-    assert time.monotonic() - t0 < 1.5
+    t.join(15)
+    assert time.monotonic() - t0 < 10  # released by close, not by the client's 10 s timeout
     assert outcome["result"] != "answered"
 
 
@@ -263,7 +263,7 @@ def test_chat_wait_for_requests_times_out(chat_server):
     with pytest.raises(TimeoutError):
         chat_server.wait_for_requests(1, timeout=0.1)
     threading.Timer(0.1, lambda: _chat(chat_server)).start()
-    assert len(chat_server.wait_for_requests(1, timeout=3)) == 1
+    assert len(chat_server.wait_for_requests(1, timeout=30)) == 1
 
 
 # ----------------------------------------------------------- via litellm
@@ -405,18 +405,17 @@ def test_page_hang_times_out_and_close_is_fast():
     server.wait_for_hits(1)
     t0 = time.monotonic()
     server.close()
-    assert time.monotonic() - t0 < 1.0
+    assert time.monotonic() - t0 < 10  # not held by the hung handler
 
 
 def test_page_slow_trickles_body(page_server):
     page_server.slow("/s", ["a", "b"], 0.2)
-    t0 = time.monotonic()
     with HTTP.stream("GET", page_server.url_for("/s"), timeout=5) as r:
-        assert time.monotonic() - t0 < 0.15  # headers come at once
+        headers_at = time.monotonic()  # headers come at once, the body trickles after them
         assert r.headers["content-length"] == "2"
         body = b"".join(r.iter_bytes())
     assert body == b"ab"
-    assert time.monotonic() - t0 >= 0.4
+    assert time.monotonic() - headers_at >= 0.4
     with pytest.raises(httpx.ReadTimeout):
         HTTP.get(page_server.url_for("/s"), timeout=0.05)
 
