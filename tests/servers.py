@@ -253,7 +253,7 @@ class _LoopbackServer:
             path = "/" + path
         return self.url + path
 
-    def wait_idle(self, timeout: float = 5.0) -> None:
+    def wait_idle(self, timeout: float = 30.0) -> None:
         """Block until no request is being handled (raises TimeoutError)."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -609,7 +609,7 @@ class ChatServer(_LoopbackServer):
                 raise LookupError("ChatServer received no requests")
             return list(self.requests[-1].get("messages") or [])
 
-    def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[dict]:
+    def wait_for_requests(self, n: int, timeout: float = 30.0) -> list[dict]:
         """Block until at least ``n`` requests arrived; returns a copy of them."""
         return self._wait_count(self.requests, n, timeout, "chat requests")
 
@@ -1015,7 +1015,7 @@ class PageServer(_LoopbackServer):
         self.routes[path] = _Route("handler", fn=fn)
         return self.url_for(path)
 
-    def wait_for_hits(self, n: int, timeout: float = 5.0) -> list[str]:
+    def wait_for_hits(self, n: int, timeout: float = 30.0) -> list[str]:
         return self._wait_count(self.hits, n, timeout, "hits")
 
     # -- handling ------------------------------------------------------------

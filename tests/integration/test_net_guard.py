@@ -25,7 +25,7 @@ MB = 1024 * 1024
 
 
 def fast_settings(**overrides) -> Settings:
-    base = dict(visit_connect_timeout_s=2.0, visit_read_timeout_s=2.0, visit_total_timeout_s=10.0)
+    base = dict(visit_connect_timeout_s=10.0, visit_read_timeout_s=10.0, visit_total_timeout_s=10.0)
     base.update(overrides)
     return Settings(**base)
 
@@ -143,7 +143,7 @@ async def test_make_client_is_browser_like_and_does_not_follow_redirects():
     async with make_client(fast_settings()) as client:
         assert client.follow_redirects is False
         assert client.headers["user-agent"].startswith("Mozilla/5.0")
-        assert client.timeout.connect == 2.0 and client.timeout.read == 2.0
+        assert client.timeout.connect == 10.0 and client.timeout.read == 10.0
 
 
 # --- fetch ------------------------------------------------------------------------------------

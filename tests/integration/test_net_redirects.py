@@ -12,7 +12,7 @@ from tui_agent.web.net import FetchError, GuardError, fetch, make_client
 
 
 def settings_for(**overrides) -> Settings:
-    base = dict(allow_private_urls=True, visit_connect_timeout_s=2.0, visit_read_timeout_s=2.0,
+    base = dict(allow_private_urls=True, visit_connect_timeout_s=10.0, visit_read_timeout_s=10.0,
                 visit_total_timeout_s=10.0)
     base.update(overrides)
     return Settings(**base)

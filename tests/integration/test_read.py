@@ -52,7 +52,7 @@ def long_article(paragraphs: int = 600) -> str:
 
 
 def settings_for(**overrides) -> Settings:
-    base = dict(allow_private_urls=True, visit_connect_timeout_s=2.0, visit_read_timeout_s=2.0,
+    base = dict(allow_private_urls=True, visit_connect_timeout_s=10.0, visit_read_timeout_s=10.0,
                 visit_total_timeout_s=10.0)
     base.update(overrides)
     return Settings(**base)

@@ -51,7 +51,7 @@ class Progress:
 
 def settings_for(**overrides) -> Settings:
     base = dict(
-        allow_private_urls=True, extract=False, visit_connect_timeout_s=2.0, visit_read_timeout_s=2.0,
+        allow_private_urls=True, extract=False, visit_connect_timeout_s=10.0, visit_read_timeout_s=10.0,
         visit_total_timeout_s=10.0,
     )
     base.update(overrides)

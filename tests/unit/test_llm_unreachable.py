@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tui_agent.config import Settings
-from tui_agent.model.llm import LLM, REFUSED, UNRESOLVED, unreachable_cause
+from tui_agent.model.llm import LLM, REFUSED, UNRESOLVED, ModelError, unreachable_cause, unreachable_causes
 
 
 def chain(*excs: BaseException) -> BaseException:
@@ -125,14 +125,51 @@ async def test_a_router_whose_live_deployments_fail_after_a_dead_ones_refusal_wa
     # CI lost an eval case to this: at the start, before any deployment had answered, the 429 and
     # the 500 of the live deployments each carried the dead one's refusal as context, so all three
     # counted as refused and the call failed fast instead of backing off.
+    router = ScriptedRouter([refusal("dead"), status_error(429, "limited", refusal("dead")),
+                             status_error(500, "failing", refusal("dead")), refusal("dead")], answerer="limited")
+    llm, sleeps = routed_llm(tmp_path, monkeypatch, ("dead", "limited", "failing"), router)
+    reply = await llm.complete([{"role": "user", "content": "q"}], stream=False)
+    assert reply.text == "<answer>ok</answer>"
+    assert router.calls == 5 and len(sleeps) == 4
+
+
+class InternalServerError(Exception):
+    """Stands in for litellm.InternalServerError, which litellm raises for a refused connection."""
+
+    status_code = 500
+
+
+ROUTER_CONNECTION_ERROR = "litellm.InternalServerError: InternalServerError: OpenAIException - Connection error."
+
+
+def two_dead_attempts() -> BaseException:
+    """The shape a LiteLLM Router raised here over two dead deployments (num_retries 1): the retry's
+    error (A) has lost its own cause chain; its context is the first attempt's error (B), whose
+    chain ends in the refusal. Both read "Connection error."; the Router adds lines below A's."""
+    first = stamped(InternalServerError(ROUTER_CONNECTION_ERROR), "B")
+    first.__context__ = chain(APIConnectionError("Connection error."), connect_error("Cannot connect to host"),
+                              ConnectionRefusedError(111, "Connect call failed"))
+    last = stamped(InternalServerError(ROUTER_CONNECTION_ERROR + "\n\nLiteLLM: model group 'fast' failed with the "
+                                       "error above. LiteLLM Retried: 1 times"), "A")
+    last.__context__ = first
+    return last
+
+
+def test_two_dead_deployments_both_count_as_refused_though_the_router_kept_one_cause_chain():
+    assert unreachable_causes(two_dead_attempts()) == {"A": REFUSED, "B": REFUSED}
+    assert unreachable_cause(two_dead_attempts()) == REFUSED
+    # A live deployment's 429 after a refusal: only the dead one refused.
+    limited = status_error(429, "L", refusal("B"))
+    assert unreachable_causes(limited) == {"B": REFUSED} and unreachable_cause(limited) is None
+
+
+def routed_llm(tmp_path, monkeypatch, names: tuple[str, ...], router) -> tuple[LLM, list[float]]:
     from tui_agent.model import routing
     from tui_agent.model.routing import Deployment, Routed
 
     path = str(tmp_path / "router.yaml")
     settings = Settings(model="fast", router_config=path, retry_attempts=10, api_key=None)
-    group = [Deployment(name, "fast", "openai/gpt-4o-mini", f"http://{name}:1/v1") for name in ("dead", "limited", "failing")]
-    router = ScriptedRouter([refusal("dead"), status_error(429, "limited", refusal("dead")),
-                             status_error(500, "failing", refusal("dead")), refusal("dead")], answerer="limited")
+    group = [Deployment(name, "fast", "openai/gpt-4o-mini", f"http://{name}:1/v1") for name in names]
     monkeypatch.setitem(routing._routed, (path, settings.router_retries, settings.router_cooldown_s),
                         Routed(path, router, {d.id: d for d in group}))
     sleeps: list[float] = []
@@ -140,6 +177,13 @@ async def test_a_router_whose_live_deployments_fail_after_a_dead_ones_refusal_wa
     async def sleep(delay: float) -> None:
         sleeps.append(delay)
 
-    reply = await LLM(settings, sleep=sleep).complete([{"role": "user", "content": "q"}], stream=False)
-    assert reply.text == "<answer>ok</answer>"
-    assert router.calls == 5 and len(sleeps) == 4
+    return LLM(settings, sleep=sleep), sleeps
+
+
+async def test_a_router_whose_deployments_all_refuse_fails_at_once_naming_the_refusal(tmp_path, monkeypatch):
+    router = ScriptedRouter([two_dead_attempts()], answerer="A")
+    llm, sleeps = routed_llm(tmp_path, monkeypatch, ("A", "B"), router)
+    with pytest.raises(ModelError) as err:
+        await llm.complete([{"role": "user", "content": "q"}], stream=False)
+    assert err.value.kind == "unreachable" and "connection refused" in str(err.value)
+    assert "http://A:1/v1" in str(err.value) and router.calls == 1 and sleeps == []

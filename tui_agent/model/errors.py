@@ -117,33 +117,35 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and its causes, outermost first (litellm wraps openai wraps httpx wraps OSError).
-
-    Behind a Router the chain also holds earlier attempts: the Router calls the next deployment
-    inside its except block, so a 429's context can be another deployment's refusal. Each
-    attempt's error carries its deployment (``failed_deployment_id``); the chain ends where an
-    error of another deployment begins, so a cause is never pinned on a deployment that answered."""
+    """``exc`` and its causes, outermost first (litellm wraps openai wraps httpx wraps OSError)."""
     seen: set[int] = set()
-    owner = None
     cur: BaseException | None = exc
     while cur is not None and id(cur) not in seen and len(seen) < CAUSE_CHAIN_LIMIT:
-        stamp = getattr(cur, "failed_deployment_id", None)
-        if stamp:
-            if owner is not None and stamp != owner:
-                return
-            owner = stamp
         seen.add(id(cur))
         yield cur
         cur = cur.__cause__ or cur.__context__
 
 
-def unreachable_cause(exc: BaseException) -> str | None:
-    """REFUSED or UNRESOLVED when ``exc`` means nothing answered at the endpoint, else None.
+def attempts(exc: BaseException) -> list[tuple[str | None, list[BaseException]]]:
+    """The chain cut into the attempts it holds: (the deployment's id or None, its errors),
+    the attempt that was raised first in the list.
 
-    litellm reports both as InternalServerError/APIConnectionError ("Connection error."), so the
-    cause chain is searched: the socket error first, then (only below a connection error, so a
-    proxy's 502 that merely mentions a refused upstream does not count) the messages."""
-    chain = list(_chain(exc))
+    A Router tries the next deployment inside its except block, so one error's chain also holds
+    the earlier attempts; each attempt's error carries its deployment (``failed_deployment_id``).
+    A direct call is one attempt (None)."""
+    parts: list[tuple[str | None, list[BaseException]]] = []
+    for e in _chain(exc):
+        stamp = getattr(e, "failed_deployment_id", None) or None
+        if not parts or (stamp and parts[-1][0] not in (None, stamp)):
+            parts.append((stamp, [e]))
+        else:
+            if stamp and parts[-1][0] is None:
+                parts[-1] = (stamp, parts[-1][1])
+            parts[-1][1].append(e)
+    return parts
+
+
+def _cause_in(chain: list[BaseException]) -> str | None:
     for e in chain:
         if isinstance(e, socket.gaierror) or type(e).__name__ == "ClientConnectorDNSError":
             return UNRESOLVED
@@ -159,11 +161,51 @@ def unreachable_cause(exc: BaseException) -> str | None:
     return None
 
 
+def _reads_alike(a: BaseException, b: BaseException) -> bool:
+    """The same failure said the same way (the Router adds lines below its last error's first)."""
+    return type(a) is type(b) and str(a).split("\n", 1)[0] == str(b).split("\n", 1)[0]
+
+
+def unreachable_causes(exc: BaseException) -> dict[str | None, str]:
+    """For each attempt in the chain that found nothing at its endpoint, its deployment's id (None
+    for a direct call) and REFUSED or UNRESOLVED.
+
+    A cause belongs to the attempt it is found in: a 429 raised after another deployment's refusal
+    is not a refusal. The Router keeps the cause chain of its first attempt only; a later attempt
+    that is one bare error reading exactly like a refused attempt's error is taken as that same
+    failure (two dead deployments both say "Connection error.")."""
+    parts = attempts(exc)
+    found: dict[str | None, str] = {}
+    for owner, chain in parts:
+        cause = _cause_in(chain)
+        if cause and owner not in found:
+            found[owner] = cause
+    if parts and parts[0][0] not in found and len(parts[0][1]) == 1:
+        last = parts[0][1][0]
+        for owner, chain in parts[1:]:
+            if owner in found and _reads_alike(last, chain[0]):
+                found[parts[0][0]] = found[owner]
+                break
+    return found
+
+
+def unreachable_cause(exc: BaseException) -> str | None:
+    """REFUSED or UNRESOLVED when ``exc`` (its own attempt) means nothing answered at the endpoint,
+    else None.
+
+    litellm reports both as InternalServerError/APIConnectionError ("Connection error."), so the
+    cause chain is searched: the socket error first, then (only below a connection error, so a
+    proxy's 502 that merely mentions a refused upstream does not count) the messages."""
+    parts = attempts(exc)
+    return unreachable_causes(exc).get(parts[0][0]) if parts else None
+
+
 def _request_url(exc: BaseException) -> str | None:
     """The URL of the request that failed, from the innermost error that carries one (the outer
     litellm wrappers carry placeholder URLs)."""
     url = None
-    for e in _chain(exc):
+    parts = attempts(exc)
+    for e in parts[0][1] if parts else ():  # this attempt's, not an earlier deployment's
         try:
             found = getattr(getattr(e, "request", None), "url", None)
         except Exception:  # noqa: BLE001 - httpx raises RuntimeError when no request is attached

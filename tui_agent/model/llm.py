@@ -25,7 +25,7 @@ from tui_agent.config import Settings
 # The call's types live in tui_agent.model (the seam); imported from here too.
 from tui_agent.model.types import ModelError, Reply, RetryInfo  # noqa: F401
 from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause and the kinds are the adapter's API
-    REFUSED, UNRESOLVED, _request_url, _retry_after, classify, unreachable_cause,
+    REFUSED, UNRESOLVED, _request_url, _retry_after, classify, unreachable_cause, unreachable_causes,
 )
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
@@ -200,13 +200,14 @@ class LLM:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 retryable, kind, message, status = classify(exc, key_hint=self.endpoints.key_hint(), via=self.endpoints.via())
-                cause = unreachable_cause(exc)
+                causes = unreachable_causes(exc)  # this attempt's, and a Router's earlier attempts'
                 deployment = routed(self.settings).failed(exc) if self.settings.router_config else None
+                cause = causes.get(deployment.id if deployment else None)
                 url = None
                 if cause:
                     url, message = self.endpoints.unreachable(cause, model, exc, deployment)
                 attempt += 1
-                if cause and self._dead(model, deployment):  # a wrong endpoint: fail in seconds
+                if cause and self._dead(model, causes):  # a wrong endpoint: fail in seconds
                     quick = min(FIRST_CALL_ATTEMPTS, attempts)
                     if attempt >= quick or self.settings.router_config:
                         raise ModelError("unreachable", f"{message} — gave up after {attempt} attempts", status,
@@ -224,16 +225,18 @@ class LLM:
                     on_retry(RetryInfo(attempt=attempt, delay_s=delay, reason=message))
                 await self.sleep(delay)
 
-    def _dead(self, model: str, deployment: Deployment | None) -> bool:
+    def _dead(self, model: str, causes: dict[str | None, str]) -> bool:
         """Whether a refused connection means nothing is there: per endpoint, never across a
         Router's deployments. Direct: this endpoint never answered (then FIRST_CALL_ATTEMPTS quick
         attempts). Behind a Router: every deployment of the group refused and none ever answered
-        (the Router has retried them itself); one dead deployment beside healthy ones is the
-        Router's to route around, and our backoff waits for it."""
+        (the Router has retried them itself; ``causes`` names each deployment that refused in this
+        error's attempts); one dead deployment beside healthy ones is the Router's to route around,
+        and our backoff waits for it."""
         if self.settings.router_config:
             r = routed(self.settings)
-            if deployment is not None:
-                r.note_refused(deployment)
+            for owner in causes:
+                if owner in r.by_id:
+                    r.note_refused(r.by_id[owner])
             return r.all_refused(model)
         return self.endpoint(model) not in self.answered
 
