@@ -207,7 +207,8 @@ class LLM:
                 if cause:
                     url, message = self.endpoints.unreachable(cause, model, exc, deployment)
                 attempt += 1
-                if cause and self._dead(model, causes):  # a wrong endpoint: fail in seconds
+                dead = self._dead(model, causes) if causes else False  # notes every refusal seen
+                if cause and dead:  # a wrong endpoint: fail in seconds
                     quick = min(FIRST_CALL_ATTEMPTS, attempts)
                     if attempt >= quick or self.settings.router_config:
                         raise ModelError("unreachable", f"{message} — gave up after {attempt} attempts", status,
