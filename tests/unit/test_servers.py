@@ -251,12 +251,34 @@ def test_chat_hang_after_chunks_stalls_stream(chat_server):
     chat_server.script(Fault(hang_after_chunks=2))
     body = {"model": "m", "messages": [], "stream": True}
     lines = []
-    with pytest.raises(httpx.ReadTimeout):
-        with HTTP.stream("POST", chat_server.url + "/v1/chat/completions", json=body, timeout=0.3) as r:
+    with pytest.raises(httpx.ReadTimeout):  # 2 s: the first two chunks come at once, with a margin
+        with HTTP.stream("POST", chat_server.url + "/v1/chat/completions", json=body, timeout=2) as r:
             for line in r.iter_lines():
                 if line:
                     lines.append(line)
     assert len(lines) == 2  # role chunk + first content delta, then silence
+
+
+def test_chat_held_stream_waits_after_n_chunks_until_released(chat_server):
+    body = {"model": "m", "messages": [], "stream": True}
+    held: list[str] = []
+    chat_server.script(Reply("abcdefgh", chunk_size=2, hold=threading.Event(), hold_after_chunks=2))
+    with pytest.raises(httpx.ReadTimeout):  # never released: nothing after the second chunk (2 s: a margin)
+        with HTTP.stream("POST", chat_server.url + "/v1/chat/completions", json=body, timeout=2) as r:
+            held.extend(line for line in r.iter_lines() if line)
+    assert len(held) == 2
+    gate = threading.Event()
+    chat_server.script(Reply("abcdefgh", chunk_size=2, hold=gate, hold_after_chunks=2))
+    lines: list[str] = []
+    with HTTP.stream("POST", chat_server.url + "/v1/chat/completions", json=body, timeout=30) as r:
+        for line in r.iter_lines():
+            if not line:
+                continue
+            lines.append(line)
+            if len(lines) == 2:  # role chunk + first content delta: held here until the gate opens
+                assert not gate.is_set()
+                gate.set()
+    assert len(lines) == 2 + 3 + 2 and lines[-1] == "data: [DONE]"  # then the rest, finish and [DONE]
 
 
 def test_chat_wait_for_requests_times_out(chat_server):
