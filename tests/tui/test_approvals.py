@@ -142,6 +142,37 @@ async def test_auto_mode_asks_nothing_for_that_run_only(chat_server, tmp_path):
         assert not app.auto_on() and not app.main.header.auto
 
 
+async def test_auto_mode_switched_on_while_a_request_is_on_its_way_approves_it(chat_server, tmp_path):
+    """y pressed after the engine asked but before the question reached the screen, with the engine's
+    loop yet to take the key: the request is approved when it arrives, never left waiting (a press
+    right after the screen appeared once hung the run this way on a loaded machine)."""
+    import threading
+
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    held: list = []
+    deliver = app.decisions.ask
+    app.decisions.ask = held.append  # the question is still on its way to the screen
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: bool(held), what="the engine's request for c1")
+        release, blocked = threading.Event(), threading.Event()
+
+        def hold() -> None:  # the engine's loop is busy: it has not taken the key yet
+            blocked.set()
+            release.wait(30)
+
+        app.control._engine_loop.call_soon_threadsafe(hold)
+        await wait_until(pilot, blocked.is_set, what="the engine's loop held")
+        await pilot.press("y")
+        assert app.pending is None and app.main.header.auto
+        app.decisions.ask = deliver
+        deliver(held[0])
+        release.set()
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "a"}, {"topic": "b"}]
+        assert [c.label for c in app.session.calls.values()] == ["auto", "auto"]
+
+
 async def test_auto_mode_switched_on_at_a_prompt_approves_it(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
     app, tool = make_app(chat_server, tmp_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from typing import TYPE_CHECKING, AsyncContextManager, Callable
 
 from tui_agent.agent.approval import Approver
@@ -67,6 +68,9 @@ class Run:
         self.interrupted: str | None = None  # the signal that stopped the run, if one did
         self._submit_early = False
         self._auto_early: bool | None = None
+        # What the UI asks before the engine exists is handed over under this lock: the UI's thread
+        # must never see "no engine yet" and store a choice the engine's thread has already read.
+        self._early_lock = threading.Lock()
         self._task: asyncio.Task[RunResult] | None = None
         self._tool_notices: list[str] = []  # MCP servers and plugins left out: said once the run has started
 
@@ -112,18 +116,20 @@ class Run:
             async with client as http:
                 # MCP servers start here: the prompt is written from their tool lists.
                 self._tool_notices = await open_registry(tools)
-                self.engine = Engine(
+                engine = Engine(
                     self.settings, self.question, tools=tools, llm=self.llm,
                     approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
                     state=self.state, before_call=self.before_call,
                     system_prompt=self.system_prompt, replay=self.replay,
                     **({"clock": self.clock} if self.clock is not None else {}),
                 )
-                if self._submit_early:
-                    self.engine.request_submit()
-                if self._auto_early is not None:
-                    self.engine.set_auto(self._auto_early)
-                return await self.engine.run()
+                with self._early_lock:
+                    self.engine = engine
+                    if self._submit_early:
+                        engine.request_submit()
+                    if self._auto_early is not None:
+                        engine.set_auto(self._auto_early)
+                return await engine.run()
         finally:
             await close_registry(tools)  # MCP servers stop with the run, also when it is cancelled
             if self.store is not None and (self.interrupted or self.store_error):
@@ -141,17 +147,19 @@ class Run:
 
     def request_submit(self) -> None:
         """Submit now; before the engine exists the request is kept for it."""
-        if self.engine is not None:
-            self.engine.request_submit()
-        else:
-            self._submit_early = True
+        with self._early_lock:
+            if self.engine is not None:
+                self.engine.request_submit()
+            else:
+                self._submit_early = True
 
     def set_auto(self, on: bool) -> None:
         """Auto mode for this run; before the engine exists the choice is kept for it."""
-        if self.engine is not None:
-            self.engine.set_auto(on)
-        else:
-            self._auto_early = on
+        with self._early_lock:
+            if self.engine is not None:
+                self.engine.set_auto(on)
+            else:
+                self._auto_early = on
 
     def auto_approving(self) -> bool | None:
         """Whether this run approves calls without asking (None: not decided here yet)."""

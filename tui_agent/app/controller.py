@@ -58,6 +58,7 @@ class RunController:
         self.retrying = False  # the model call is being retried
         self.pause_next = False  # the inspector's "one step": pause before the next call too
         self.auto_wanted: bool | None = None  # y pressed before the engine existed
+        self._auto_lock = threading.Lock()  # hands auto_wanted to the run: never stored after it was read
         self.auto_asked: bool | None = None  # y pressed, not yet taken by the engine's loop
         self.begun = False  # the run has started (its approval policy is in the session's state)
         self.elapsed = 0.0
@@ -135,9 +136,10 @@ class RunController:
                 kwargs["tools"] = run_kwargs["tools"]
             run = Run(settings, question, store=store, approver=self.approver, listeners=[listener],
                       before_call=self.before_call, **kwargs)
-            if self.auto_wanted is not None:
-                run.set_auto(self.auto_wanted)
-            self.research = run
+            with self._auto_lock:
+                self.research = run
+                if self.auto_wanted is not None:
+                    run.set_auto(self.auto_wanted)
             result = await run.start()
         except asyncio.CancelledError:
             raise
@@ -242,13 +244,14 @@ class RunController:
 
     def set_auto(self, on: bool, session: SessionState, active: bool) -> bool:
         """Auto mode on/off for this run; False if no run holds it."""
-        if self.research is not None and session.ended is None:
-            self.auto_asked = on
-            self.research.set_auto(on)
-        elif active:
-            self.auto_wanted = on  # the engine is still starting: it starts with this
-        else:
-            return False
+        with self._auto_lock:
+            if self.research is not None and session.ended is None:
+                self.auto_asked = on
+                self.research.set_auto(on)
+            elif active:
+                self.auto_wanted = on  # the engine is still starting: it starts with this
+            else:
+                return False
         return True
 
     def read_elapsed(self, active: bool) -> float:

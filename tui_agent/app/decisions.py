@@ -38,8 +38,8 @@ class Decisions:
             ask(app, req)
             app.main.update_waiting()
             return
-        research = app.control.research
-        if research is not None and research.auto_approving():
+        # auto_on, not the engine's own flag: a y the engine's loop has not taken yet counts too
+        if app.control.research is not None and app.auto_on():
             resolve(req.future, approve(req.arguments, auto=True))
             return
         app.control.pending = req
