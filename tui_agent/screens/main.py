@@ -232,16 +232,13 @@ class MainScreen(Screen):
         return "pending" if self.app.pending is not None else "none"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        typing = isinstance(self.focused, (Input, TextArea))
-        return available(action, self._mode(), self.app, self.session, typing)
+        return available(action, self._mode(), self.app, self.session, self._typing())
 
     def commands(self) -> Iterable[Any]:
         return palette_commands(self, self.ACTIONS.values())
 
     # -- approvals -------------------------------------------------------------------------------
     def _typing(self) -> bool:
-        from textual.widgets import Input, TextArea
-
         return isinstance(self.focused, (Input, TextArea))
 
     def action_approve(self) -> None:
