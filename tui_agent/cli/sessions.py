@@ -149,18 +149,12 @@ def _tools_block(settings: Any) -> str:
     tools (and stopped); one that cannot start is named on stderr and left out, as in a run."""
     import asyncio
 
-    from tui_agent.tools import build_registry, close_registry, open_registry
+    from tui_agent.tools import listed_registry
 
-    async def block() -> str:
-        registry = build_registry(settings)
-        try:
-            for problem in await open_registry(registry):
-                print(f"warning: {problem}", file=sys.stderr)
-            return registry.prompt_block()
-        finally:
-            await close_registry(registry)
-
-    return asyncio.run(block())
+    registry, problems = asyncio.run(listed_registry(settings))
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return registry.prompt_block()
 
 
 def cmd_fork(ns: argparse.Namespace) -> int:

@@ -33,13 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 async def _rows(settings) -> tuple[list[dict[str, str]], list[str]]:
     from tui_agent.agent.tool_policy import policy_for
-    from tui_agent.tools import build_registry, close_registry, open_registry
+    from tui_agent.tools import listed_registry
 
-    tools = build_registry(settings)
-    try:
-        problems = await open_registry(tools)
-    finally:
-        await close_registry(tools)
+    tools, problems = await listed_registry(settings)
     rows = []
     for name, tool in tools.tools.items():
         policy, pattern = policy_for(name, settings.tool_policies)

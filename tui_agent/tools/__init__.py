@@ -39,3 +39,14 @@ async def close_registry(tools: ToolRegistry) -> None:
 
     if isinstance(tools, RunTools):
         await tools.aclose()
+
+
+async def listed_registry(settings: "Settings") -> tuple["RunTools", list[str]]:
+    """A run's registry with its MCP servers' tools listed and the servers stopped again (for the
+    commands that show the tools and start no run); and the messages for what was left out."""
+    tools = build_registry(settings)
+    try:
+        problems = await open_registry(tools)
+    finally:
+        await close_registry(tools)
+    return tools, problems
