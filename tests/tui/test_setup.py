@@ -4,11 +4,10 @@ its checkboxes continuing instead of ticking."""
 
 from __future__ import annotations
 
-import socket
-
 from textual.widgets import Checkbox, Input
 
 from tests.helpers import call
+from tests.servers import closed_port
 from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
 from tui_agent.config import load_file
 from tui_agent.screens.setup import SetupScreen
@@ -57,16 +56,9 @@ async def test_setup_checks_a_searxng_url_and_remembers_search_and_private_urls(
 
 async def test_a_searxng_url_that_does_not_answer_is_named_and_keeps_the_setup_screen(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="a"), ANSWER)
-    sock = socket.socket()  # bound, never listening, held for the test: refused, and no other server gets the port
-    sock.bind(("127.0.0.1", 0))
-    dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    dead = f"http://127.0.0.1:{closed_port()}"  # refused, and no other server gets the port
     app, _ = make_app(chat_server, tmp_path, model=None, api_base=None)
     app.detect = lambda: (None, None)
-    with sock:
-        await _dead_url_keeps_setup(app, chat_server, dead)
-
-
-async def _dead_url_keeps_setup(app, chat_server, dead: str) -> None:
     async with app.run_test(size=(100, 40)) as pilot:
         await open_setup(pilot, app, chat_server)
         app.screen.query_one("#searxng-input", Input).value = dead
