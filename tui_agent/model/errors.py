@@ -166,9 +166,9 @@ def _reads_alike(a: BaseException, b: BaseException) -> bool:
     return type(a) is type(b) and str(a).split("\n", 1)[0] == str(b).split("\n", 1)[0]
 
 
-def unreachable_causes(exc: BaseException) -> dict[str | None, str]:
-    """For each attempt in the chain that found nothing at its endpoint, its deployment's id (None
-    for a direct call) and REFUSED or UNRESOLVED.
+def attempt_causes(exc: BaseException) -> tuple[str | None, dict[str | None, str]]:
+    """(the cause of ``exc``'s own attempt, and for each attempt in the chain that found nothing at
+    its endpoint its deployment's id (None for a direct call) and REFUSED or UNRESOLVED).
 
     A cause belongs to the attempt it is found in: a 429 raised after another deployment's refusal
     is not a refusal. The Router keeps the cause chain of its first attempt only; a later attempt
@@ -180,13 +180,20 @@ def unreachable_causes(exc: BaseException) -> dict[str | None, str]:
         cause = _cause_in(chain)
         if cause and owner not in found:
             found[owner] = cause
-    if parts and parts[0][0] not in found and len(parts[0][1]) == 1:
-        last = parts[0][1][0]
+    if not parts:
+        return None, found
+    own, errors = parts[0]
+    if own not in found and len(errors) == 1:
         for owner, chain in parts[1:]:
-            if owner in found and _reads_alike(last, chain[0]):
-                found[parts[0][0]] = found[owner]
+            if owner in found and _reads_alike(errors[0], chain[0]):
+                found[own] = found[owner]
                 break
-    return found
+    return found.get(own), found
+
+
+def unreachable_causes(exc: BaseException) -> dict[str | None, str]:
+    """Each attempt's cause by deployment (:func:`attempt_causes`)."""
+    return attempt_causes(exc)[1]
 
 
 def unreachable_cause(exc: BaseException) -> str | None:
@@ -196,8 +203,7 @@ def unreachable_cause(exc: BaseException) -> str | None:
     litellm reports both as InternalServerError/APIConnectionError ("Connection error."), so the
     cause chain is searched: the socket error first, then (only below a connection error, so a
     proxy's 502 that merely mentions a refused upstream does not count) the messages."""
-    parts = attempts(exc)
-    return unreachable_causes(exc).get(parts[0][0]) if parts else None
+    return attempt_causes(exc)[0]
 
 
 def _request_url(exc: BaseException) -> str | None:

@@ -25,7 +25,7 @@ from tui_agent.config import Settings
 # The call's types live in tui_agent.model (the seam); imported from here too.
 from tui_agent.model.types import ModelError, Reply, RetryInfo  # noqa: F401
 from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause and the kinds are the adapter's API
-    REFUSED, UNRESOLVED, _request_url, _retry_after, classify, unreachable_cause, unreachable_causes,
+    REFUSED, UNRESOLVED, _request_url, _retry_after, attempt_causes, classify, unreachable_cause, unreachable_causes,
 )
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
@@ -200,9 +200,8 @@ class LLM:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
                 retryable, kind, message, status = classify(exc, key_hint=self.endpoints.key_hint(), via=self.endpoints.via())
-                causes = unreachable_causes(exc)  # this attempt's, and a Router's earlier attempts'
+                cause, causes = attempt_causes(exc)  # this attempt's, and by deployment a Router's earlier ones'
                 deployment = routed(self.settings).failed(exc) if self.settings.router_config else None
-                cause = causes.get(deployment.id if deployment else None)
                 url = None
                 if cause:
                     url, message = self.endpoints.unreachable(cause, model, exc, deployment)
