@@ -1,8 +1,8 @@
 """Theme files: Textual theme colours plus the app's own variables, as TOML.
 
-Shipped themes live in the top-level ``themes/`` folder of the source tree, installed as the
-data package ``tui_agent.shipped_themes`` (pyproject.toml maps the folder), so an editable
-install, a regular ``pip install .`` and pipx all find them; user themes are read from
+Shipped themes live in ``tui_agent/shipped_themes/``, package data found by setuptools like every
+other folder of the package, so an editable install, a regular ``pip install .`` and pipx all find
+them; user themes are read from
 ``config_dir()/themes/*.toml`` and override shipped ones of the same name. A file that cannot
 be used is reported (one message per file) and skipped; it never stops the app.
 
@@ -59,16 +59,12 @@ class LoadedThemes:
     origin: dict[str, Path] = field(default_factory=dict)
 
 
-SHIPPED_PACKAGE = "tui_agent.shipped_themes"
+SHIPPED_FOLDER = "shipped_themes"  # beside app/, in the package
 
 
 def shipped_dir() -> Path:
     """The folder of the shipped theme files, wherever the package was installed."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(SHIPPED_PACKAGE)
-    locations = list(spec.submodule_search_locations or []) if spec is not None else []
-    return Path(locations[0]) if locations else Path(__file__).resolve().parents[2] / "themes"
+    return Path(__file__).resolve().parents[1] / SHIPPED_FOLDER
 
 
 def user_dir() -> Path:

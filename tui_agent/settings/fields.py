@@ -227,7 +227,7 @@ class Settings:
     export_dir: Text = None
     """Folder the TUI offers for saved answers and exported reports (you can change the path each time); unset: the XDG documents folder's tui-agent/ (~/Documents/tui-agent)."""
     theme: Annotated[str, Flag(FRONT_END)] = "tui-dark"
-    """TUI theme name (shipped in themes/ or a user theme file)."""
+    """TUI theme name (shipped in tui_agent/shipped_themes/ or a user theme file)."""
     auto_approve: Annotated[bool, Flag(FRONT_END, names=("--yes", "-y"), negatable=False)] = False
     """Approve every tool call without asking."""
     breakpoint: Annotated[bool, Flag(FRONT_END)] = False
