@@ -1,4 +1,4 @@
-"""Print the README's settings table from the settings' own declarations (tui_agent.settings.fields).
+"""Print the settings table of docs/settings.md from the settings' own declarations (tui_agent.settings.fields).
 
     .venv/bin/python scripts/settings_table.py
 """
