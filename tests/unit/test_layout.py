@@ -1,4 +1,4 @@
-"""The package's shape, read from its imports: which rooms may import what (README, Layout).
+"""The package's shape, read from its imports: which rooms may import what (docs/layout.md).
 
 Every ``import``/``from … import`` in tui_agent/ is read with ``ast``, at any depth (imports inside
 functions count: a lazy import is still a dependency)."""

@@ -36,7 +36,7 @@ def _run(case: dict) -> tuple[str, bool, protocol.ParsedReply, object]:
 
 
 def correction_for(case: dict, text: str, parsed: protocol.ParsedReply, tools: object) -> tuple[str | None, str]:
-    """(kind, message) of what the engine sends back for this reply, as the README describes it."""
+    """(kind, message) of what the engine sends back for this reply, as docs/protocol.md describes it."""
     if case["finish_reason"] == "length":
         return "cut", protocol.cut_correction(case.get("completion_tokens"), inside=protocol.open_block(text))
     if parsed.problem:

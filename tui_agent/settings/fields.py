@@ -1,7 +1,7 @@
 """Every setting, declared once: its type, choices, bounds, default, its docstring (the field's
 description) and, for the few with one, its command-line flag.
 
-The README's settings table (scripts/settings_table.py), the TUI_AGENT_* environment variables and
+The settings table of docs/settings.md (scripts/settings_table.py), the TUI_AGENT_* environment variables and
 the flags (cli/common.py) are all read from this declaration; the loading order lives in
 ``settings.layers``.
 """
@@ -307,7 +307,7 @@ def option_strings(name: str) -> tuple[str, ...]:
 @plain_dataclass(frozen=True)
 class Shape:
     """A declared type taken apart: the base type, a Literal's choices, whether it may be unset,
-    and its bounds (annotated_types Gt/Ge/Lt/Le), for the flags and the README table."""
+    and its bounds (annotated_types Gt/Ge/Lt/Le), for the flags and the table of docs/settings.md."""
 
     kind: Any
     choices: tuple[Any, ...] = ()
