@@ -122,7 +122,7 @@ class ContextPolicy(StrEnum):
     """A policy at the token gate (``context_policy`` is a comma list of them, applied in order)."""
 
     NONE = "none"  # the forced answer at the gate (the behaviour before policies)
-    TRUNCATE = "truncate"  # keep the last context_keep_rounds rounds; older ones become stubs
+    TRUNCATE = "truncate"  # keep the last context_keep_rounds rounds (fewer to fit the gate); older become stubs
     SUMMARISE = "summarise"  # older rounds become a state note at the top
     FACTS = "facts"  # each observation enters the context as the facts it holds for the question
 

@@ -3,11 +3,14 @@ stacked, citations and pins surviving a compaction, the forced answer as the las
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from tests.helpers import NoteTool, call
 from tests.unit.engine_kit import scripted_engine
-from tui_agent.session.events import ContextCompacted, ContextEdited, ForcedAnswer
+from tui_agent.cli.headless import TracePrinter
+from tui_agent.session.events import ContextCompacted, ContextEdited, ForcedAnswer, Notice
 
 READS = 8  # lookups the question needs; each observation is about 1,000 tokens
 NOTE = "Found so far: each note says the answer is 42. Still open: nothing."
@@ -43,12 +46,12 @@ def _first_source(text: str) -> str:
     return m.group(1) if m else "?"
 
 
-def engine_for(policy: str, model: Researcher | None = None, **settings):
+def engine_for(policy: str, model: Researcher | None = None, tool_size: int = 300, **settings):
     model = model or Researcher()
     base = dict(window=9000, answer_reserve=3000, context_policy=policy, context_keep_rounds=2,
                 observation_max_tokens=20000)
     base.update(settings)
-    engine, rec, scripted = scripted_engine(model, NoteTool(size=300), **base)
+    engine, rec, scripted = scripted_engine(model, NoteTool(size=tool_size), **base)
     return engine, rec, model, scripted
 
 
@@ -126,12 +129,55 @@ async def test_a_pinned_observation_survives_every_compaction():
 
 
 async def test_the_forced_answer_stays_the_last_exit_when_compaction_cannot_get_under_the_gate():
-    engine, rec, _, _ = engine_for("truncate", context_keep_rounds=50)  # nothing old enough to cut
+    # One round alone is over the gate: even keeping only the last round leaves nothing to cut.
+    engine, rec, _, _ = engine_for("truncate", tool_size=2000)
     result = await engine.run()
     assert result["termination"] == "token_limit" and result["compactions"] == 0
     engine, rec, _, _ = engine_for("truncate", Researcher(reads=14), max_compactions=1)
     result = await engine.run()
     assert result["termination"] == "token_limit" and result["compactions"] == 1
+
+
+def warnings(rec) -> list[str]:
+    return [e.text for e in rec.events if isinstance(e, Notice) and e.level == "warning"]
+
+
+async def test_a_window_too_small_for_the_kept_rounds_keeps_fewer_rounds_and_says_so():
+    # The numbers: a 12,000-token window, --answer-reserve 4000, context_keep_rounds 4 (the
+    # default): three ~3,000-token observations pass the gate before round 5, when truncate could first act.
+    engine, rec, model, _ = engine_for("truncate", Researcher(reads=6), window=12000, answer_reserve=4000,
+                                       context_keep_rounds=4, tool_size=900)
+    result = await engine.run()
+    assert result["termination"] == "answer" and result["compactions"] >= 1
+    assert result["peak_prompt_tokens"] <= engine.threshold()
+    said = [e.text for e in rec.events if isinstance(e, Notice)]
+    assert said == ["truncate kept the last 2 rounds instead of context_keep_rounds = 4: keeping more would leave "
+                    "the prompt over the token gate (8,000 tokens)."]  # said once, not at every compaction
+    last = "\n".join(m["content"] for m in model.prompts[-1])
+    assert "Notes on t6: the answer is 42." in last and "[cut: observation of lookup" in last
+
+
+async def test_when_nothing_is_left_to_cut_a_warning_says_what_each_policy_tried():
+    engine, rec, _, _ = engine_for("truncate,summarise", tool_size=2000)
+    result = await engine.run()
+    assert result["termination"] == "token_limit"
+    (warning,) = warnings(rec)
+    assert warning.startswith("The context policies could not bring the prompt (")
+    assert ("truncate kept the last 1 round and found nothing older left to cut (cut already, pinned or too small); "
+            "summarise kept the last 1 round and found nothing older left to cut") in warning
+    assert warning.endswith("The answer is forced.")
+    out = io.StringIO()  # the headless trace prints it before "forcing the answer"
+    printer = TracePrinter(out)
+    for e in rec.events:
+        printer(e)
+    assert f"warning: {warning}\n" in out.getvalue()
+    assert out.getvalue().index("could not bring the prompt") < out.getvalue().index("forcing the answer")
+    engine, rec, _, _ = engine_for("truncate", Researcher(reads=14), max_compactions=1)
+    await engine.run()
+    assert "max_compactions (1) reached, nothing more is cut" in warnings(rec)[-1]
+    engine, rec, _, _ = engine_for("none")  # no policy asked for: the plain forced answer, no policy warning
+    await engine.run()
+    assert warnings(rec) == []
 
 
 async def test_compact_at_compacts_before_the_gate():

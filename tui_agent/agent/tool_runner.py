@@ -111,7 +111,7 @@ class ToolRunner:
 
     async def _one_call(self, call: protocol.ParsedCall, rec: CallState | None = None) -> str:
         if rec is not None and rec.observation is not None:
-            return rec.observation  # finished before the process stopped: never run again
+            return self._noted(rec.call_id, rec.observation)  # finished before the process stopped: never run again
         if rec is not None:
             call_id, error = rec.call_id, rec.error
         else:
@@ -142,15 +142,27 @@ class ToolRunner:
             text = (f"Denied: {decision.reason}. Use another tool or answer." if decision.policy else
                     f"The user rejected this call. Reason: {decision.reason or 'none given'}")
             return self._observe(call_id, call.name, call.arguments, text, ObservationStatus.REJECTED)
-        args = decision.arguments
         if decision.edited:
-            error = self.tools.validate(call.name, args)
-            if error:
-                return self._observe(call_id, call.name, args, f"Error: {error}", ObservationStatus.INVALID)
-            dup = self._duplicate(call.name, args)
-            if dup is not None:
-                return self._observe(call_id, call.name, args, dup, ObservationStatus.DUPLICATE)
+            return self._noted(call_id, await self._run_edited(call_id, tool, decision.arguments))
+        return await self._execute(call_id, tool, decision.arguments)
+
+    async def _run_edited(self, call_id: str, tool: Tool, args: JSON) -> str:
+        """A call whose arguments a person edited: checked again (schema, earlier calls), then run."""
+        error = self.tools.validate(tool.name, args)
+        if error:
+            return self._observe(call_id, tool.name, args, f"Error: {error}", ObservationStatus.INVALID)
+        dup = self._duplicate(tool.name, args)
+        if dup is not None:
+            return self._observe(call_id, tool.name, args, dup, ObservationStatus.DUPLICATE)
         return await self._execute(call_id, tool, args)
+
+    def _noted(self, call_id: str, text: str) -> str:
+        """The result as the model reads it: after an edit at approval, the note that a person changed the call
+        (the transcript's call, rewritten by the fold, shows the arguments that ran)."""
+        call = self.state.calls.get(call_id)
+        if call is None or call.decision != DecisionKind.EDITED or call.proposed is None:
+            return text
+        return protocol.edited_note(call.proposed) + "\n" + text
 
     async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
         """In order: a deny of the configuration's tool policies (wins over everything), the run's

@@ -11,8 +11,10 @@ and every view see the same context).
 - ``facts``: each observation enters the context as the facts it holds for the question (one
   model call per observation); the page text stays in the store (the ``Observation`` event).
 
-Pinned items are never covered. When the policies cannot bring the prompt under the gate, or
-after ``max_compactions``, the engine's token gate forces the answer as before.
+Pinned items are never covered. Truncate and summarise keep ``context_keep_rounds`` rounds, or fewer
+(down to the last round) when keeping them all would leave the prompt over the token gate; a notice
+says so. When the policies cannot bring the prompt under the gate, or after ``max_compactions``, a
+warning says what each tried and the engine's token gate forces the answer as before.
 """
 
 from __future__ import annotations
@@ -147,31 +149,61 @@ class ContextSteward:
 
     async def at_gate(self) -> None:
         """Before a research call: when the prompt passes the trigger, apply the policies in order
-        until it is under it (or they have nothing left to cover, or max_compactions is reached)."""
+        until it is under it (or they have nothing left to cover, or max_compactions is reached).
+        A policy cuts what it must: when its ``context_keep_rounds`` would leave the prompt over the
+        token gate, it keeps fewer rounds (down to the last one), and says so. When the prompt is still
+        over the gate after them all, a warning says what each policy tried (the answer is forced next)."""
         tokens = self.prompt_tokens()
+        tried: list[str] = []
         for policy in self.policies():
-            if tokens <= self.trigger() or self.state.context.compactions >= self.settings.max_compactions:
+            if tokens <= self.trigger():
                 return
-            if policy == ContextPolicy.TRUNCATE:
-                await self._compact(policy, tokens, summarise=False)
-            elif policy == ContextPolicy.SUMMARISE:
-                await self._compact(policy, tokens, summarise=True)
+            if self.state.context.compactions >= self.settings.max_compactions:
+                tried.append(f"max_compactions ({self.settings.max_compactions}) reached, nothing more is cut")
+                break
+            if policy in (ContextPolicy.TRUNCATE, ContextPolicy.SUMMARISE):
+                tried.append(await self._compact(policy, tokens, summarise=policy == ContextPolicy.SUMMARISE))
+            elif policy == ContextPolicy.FACTS:
+                tried.append("facts: rewrites each new observation as it arrives, nothing more to cut at the gate")
             tokens = self.prompt_tokens()
+        if tried and tokens > self.gate():
+            self.emit(Notice(text=f"The context policies could not bring the prompt ({tokens:,} tokens) under the "
+                                  f"token gate ({self.gate():,} tokens): {'; '.join(tried)}. The answer is forced.",
+                             level=NoticeLevel.WARNING))
 
-    def coverable(self) -> list[ContextItem]:
-        """The items of the rounds before the last ``context_keep_rounds``: not pinned, not yet
-        covered or edited, and large enough for a stub to save something."""
+    def coverable(self, keep_rounds: int | None = None) -> list[ContextItem]:
+        """The items of the rounds before the last ``keep_rounds`` (default ``context_keep_rounds``):
+        not pinned, not yet covered or edited, and large enough for a stub to save something."""
         ctx = self.state.context
         rounds = ctx.rounds()
-        keep = set(rounds[-self.settings.context_keep_rounds:])
+        keep = set(rounds[-(keep_rounds or self.settings.context_keep_rounds):])
         return [i for i in ctx.items.values()
                 if i.step and i.step not in keep and i.target not in ctx.pinned and i.target not in ctx.overrides
                 and count(i.text) >= STUB_MIN_TOKENS]
 
-    async def _compact(self, policy: ContextPolicy, tokens: int, *, summarise: bool) -> None:
-        covered = self.coverable()
+    def keep_rounds(self, tokens: int) -> int:
+        """The rounds a compaction of a ``tokens`` prompt keeps: ``context_keep_rounds``, or fewer (down to 1)
+        when cutting only the older ones would leave the prompt over the token gate."""
+        keep = self.settings.context_keep_rounds
+        while tokens > self.gate() and keep > 1 and self._tokens_without(self.coverable(keep)) > self.gate():
+            keep -= 1
+        return keep
+
+    def _tokens_without(self, covered: list[ContextItem]) -> int:
+        """The prompt's tokens once ``covered`` are stubs (what a compaction of them leaves, its note aside)."""
         if not covered:
-            return
+            return self.prompt_tokens()
+        probe = ContextCompacted(policy="", tokens_before=0, tokens_after=0, covered=[i.target for i in covered],
+                                 covered_tokens=[count(i.text) for i in covered])
+        return self.counter.messages(fold.prompt(_with(self.state, probe)))[0]
+
+    async def _compact(self, policy: ContextPolicy, tokens: int, *, summarise: bool) -> str:
+        """Cover the older rounds (a stub each, or a state note); returns what it did, for a warning."""
+        keep = self.keep_rounds(tokens)
+        kept = f"the last {keep} round{'s' if keep != 1 else ''}"
+        covered = self.coverable(keep)
+        if not covered:
+            return f"{policy} kept {kept} and found nothing older left to cut (cut already, pinned or too small)"
         note, usage = "", {}
         if summarise:
             ctx = self.state.context
@@ -180,13 +212,19 @@ class ContextSteward:
                 reply = await self._call(NOTE_INSTRUCTION, material)
             except ModelError as exc:
                 self.emit(Notice(text=f"summarise policy: the compaction call failed ({exc})", level=NoticeLevel.WARNING))
-                return
+                return "summarise: its compaction call failed"
             note, usage = reply.text.strip() + "\n" + self._source_list(), _usage(reply)
+        if keep < self.settings.context_keep_rounds:
+            said = (f"{policy} kept {kept} instead of context_keep_rounds = {self.settings.context_keep_rounds}: "
+                    f"keeping more would leave the prompt over the token gate ({self.gate():,} tokens).")
+            if all(n.text != said for n in self.state.notices):  # once a session, not at every compaction
+                self.emit(Notice(text=said))
         event = ContextCompacted(policy=str(policy), tokens_before=tokens, tokens_after=0, note=note,
                                  covered=[i.target for i in covered], covered_tokens=[count(i.text) for i in covered],
                                  **usage)
         event.tokens_after = self.counter.messages(fold.prompt(_with(self.state, event)))[0]
         self.emit(event)
+        return f"{policy} kept {kept} and cut {len(covered)} items ({tokens:,} → {event.tokens_after:,} tokens)"
 
     def _source_list(self) -> str:
         lines = [f"[{s.number}] {s.title + ' — ' if s.title else ''}{s.url}" for s in self.state.source_list()]

@@ -36,7 +36,7 @@ from tui_agent.protocol.corrections import CORRECTION, cut_correction, correctio
 from tui_agent.protocol.foreign import FOREIGN_FORMATS, detect_foreign
 from tui_agent.protocol.prompt import (
     EVIDENCE_REMINDER, FORCED_INSTRUCTION, FORCED_REASONS, STOP_SEQUENCES, canonical_call, default_template,
-    forced_message, load_template, observation_message, render_system_prompt, tool_response,
+    edited_note, forced_message, load_template, observation_message, render_system_prompt, tool_response,
 )
 from tui_agent.protocol.reply import (
     ACTION_IN_THINK, EMPTY, FOREIGN_FORMAT, NO_ACTION, PROBLEMS, UNCLOSED_THINK, ParsedReply, parse_reply,
@@ -55,7 +55,7 @@ __all__ = [
     "FOREIGN_FORMATS", "FORCED_INSTRUCTION", "FORCED_REASONS", "FORMAT_JSON", "FORMAT_QWEN_XML", "INVALID_JSON",
     "NOT_OBJECT", "NO_ACTION", "NO_NAME", "PROBLEMS", "STOP_SEQUENCES", "UNCLOSED_THINK", "UNKNOWN_TOOL",
     "ParsedCall", "ParsedReply", "Thinking", "ToolSet", "canonical_call", "correction", "cut_correction",
-    "cut_reply", "default_template", "detect_foreign", "forced_message", "load_template", "observation_message",
-    "open_block", "parse_call", "parse_calls", "parse_reply", "render_system_prompt", "split_thinking",
-    "split_thought", "tool_response",
+    "cut_reply", "default_template", "detect_foreign", "edited_note", "forced_message", "load_template",
+    "observation_message", "open_block", "parse_call", "parse_calls", "parse_reply", "render_system_prompt",
+    "split_thinking", "split_thought", "tool_response",
 ]

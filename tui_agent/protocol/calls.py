@@ -16,7 +16,8 @@ Accepted (each noted in ``ParsedCall.notes`` so a trace can say what was read):
 - ``<function>NAME</function>`` followed by the JSON arguments (Qwen3.6, gemma-3);
 - GLM-4.5/4.7/5, ``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…``, values typed as
   for Qwen XML;
-- wherever a tool's schema wants an array of strings, one string is read as a one-item list.
+- the argument leniency both protocols share (``protocol.leniency``): wherever a tool's schema wants
+  an array of strings, one string is read as a one-item list.
 
 A call to a tool the agent lacks is "unknown tool NAME" whatever its body holds: the name is read
 from the JSON, or, when the body is not JSON at all, from a ``"name": "…"`` pair or a
@@ -30,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui_agent.protocol.leniency import lenient_arguments
 from tui_agent.protocol.toolset import ToolSet
 from tui_agent.model.retrying import excerpt
 
@@ -246,20 +248,7 @@ def _call_from_obj(obj: Any, raw: str, tools: ToolSet, notes: list[str]) -> Pars
                               f"{json.dumps(text[:ERROR_EXCERPT_CHARS], ensure_ascii=False)}", BAD_ARGUMENTS, notes=notes)
         args = decoded
         notes.append('"arguments" given as a JSON string')
-    return ParsedCall(real, string_lists(args, tools, real, notes), raw, notes=notes)
-
-
-def string_lists(args: Any, tools: ToolSet, tool: str, notes: list[str]) -> Any:
-    """``args`` with one string read as a one-item list wherever the tool's schema wants an array
-    of strings (``{"query": "x"}`` for ``query: array of strings``)."""
-    if not isinstance(args, dict):
-        return args
-    out = dict(args)
-    for key, value in args.items():
-        if isinstance(value, str) and tools.wants_string_list(tool, key):
-            out[key] = [value]
-            notes.append(f'"{key}" given as one string was read as a one-item list')
-    return out
+    return ParsedCall(real, lenient_arguments(args, tools, real, notes), raw, notes=notes)
 
 
 def _function_tag_call(name: str, body: str, raw: str, tools: ToolSet) -> ParsedCall:
@@ -298,7 +287,7 @@ def glm_call(name: str, body: str, raw: str, tools: ToolSet) -> ParsedCall:
     for pm in _GLM_PAIR.finditer(body):
         key = pm.group(1).strip()
         args[key] = _typed(pm.group(2).strip(), tools.property_type(real, key), notes)
-    return ParsedCall(real, string_lists(args, tools, real, notes), raw, format=FORMAT_GLM, notes=notes)
+    return ParsedCall(real, lenient_arguments(args, tools, real, notes), raw, format=FORMAT_GLM, notes=notes)
 
 
 def xml_calls(raw: str, tools: ToolSet) -> list[ParsedCall]:

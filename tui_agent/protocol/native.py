@@ -30,6 +30,7 @@ from typing import Any
 from tui_agent.kinds import Termination
 from tui_agent.protocol.calls import BAD_ARGUMENTS, INVALID_JSON, NO_NAME, NOT_OBJECT, UNKNOWN_TOOL, ParsedCall, loads, short
 from tui_agent.protocol.foreign import ANSWER_KINDS, REASONING_KINDS, detect_foreign
+from tui_agent.protocol.leniency import lenient_arguments
 from tui_agent.protocol.prompt import FORCED_REASONS
 from tui_agent.protocol.reply import EMPTY, FOREIGN_FORMAT, ParsedReply, parse_reply
 from tui_agent.protocol.tags import THINK_CLOSE, THINK_OPEN, split_thinking
@@ -111,6 +112,7 @@ def read_call(call: dict[str, Any], tools: ToolSet) -> NativeCall:
     if not isinstance(arguments, dict):
         return bad(f"the arguments of your call to {real} must be a JSON object, not "
                    f"{type(arguments).__name__}: {excerpt(text, ERROR_EXCERPT_CHARS)!r}", NOT_OBJECT, arguments, real)
+    arguments = lenient_arguments(arguments, tools, real, notes)  # the same leniency as the tags protocol's
     return NativeCall(real, arguments, raw, notes=notes, tool_call_id=call_id)
 
 

@@ -71,3 +71,10 @@ def forced_message(latest_observation: str | None, reason: Termination) -> str:
 
 def canonical_call(name: str, arguments: Any) -> str:
     return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
+def edited_note(proposed: Any) -> str:
+    """The line before the result of a call whose arguments a person edited at approval (the
+    transcript's call already shows the arguments that ran)."""
+    return (f"(arguments edited by the user: you proposed {json.dumps(proposed, ensure_ascii=False)}; "
+            "the call above shows the arguments that ran)")

@@ -31,6 +31,7 @@ from tui_agent.context import items as ctxitems
 from tui_agent.context.items import ContextItem
 from tui_agent.kinds import ContextItemKind
 from tui_agent.session.fold_context import call_item, context_compacted, context_edited, observation_items
+from tui_agent.session.fold_edit import edited_call
 from tui_agent.session.fold_native import assistant_message, tool_results
 from tui_agent.session import fold_plan
 from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
@@ -297,7 +298,7 @@ def _decision(s: SessionState, e: Decision) -> None:
         call.reason = e.reason
         call.awaiting = False
         if e.kind == DecisionKind.EDITED and e.arguments is not None:
-            call.arguments = e.arguments
+            edited_call(s, call, e.arguments)
         if e.always:
             s.approval.always.add(call.tool)
     if s.pending_approval == e.call_id:

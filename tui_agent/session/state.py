@@ -49,6 +49,7 @@ class CallState:
     error: str | None = None  # the call could not run (unknown tool, bad arguments)
     decision: DecisionKind | None = None
     decided_arguments: Any = None
+    proposed: Any = None  # the arguments the model wrote, when a person edited them (``arguments``: what ran)
     reason: str = ""
     status: ObservationStatus | None = None  # None until its observation
     observation: str | None = None  # the text the model got, once the call finished
