@@ -167,12 +167,9 @@ def server_words(exc: BaseException) -> str | None:
     status = getattr(exc, "status_code", None)
     if not isinstance(status, int) or status < 500 or status in TRANSIENT_STATUSES:
         return None
-    body = _error_body(exc)
+    body = _error_body(exc)  # only what the server sent: a lost connection says nothing of why
     words = body.get("message") if body else None
-    if not isinstance(words, str):
-        text = str(exc).splitlines()[0] if str(exc) else ""
-        words = text.rpartition("Exception - ")[2] if "Exception - " in text else None
-    words = " ".join((words or "").split())[:300]
+    words = " ".join(words.split())[:300] if isinstance(words, str) else ""
     if not words or any(g in words.lower() for g in GENERIC_SERVER_WORDS):
         return None
     return words
