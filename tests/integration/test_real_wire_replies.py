@@ -116,3 +116,12 @@ async def test_a_5xx_that_says_why_the_same_twice_ends_with_its_words_and_the_no
     message = str(err.value)
     assert "Cannot use tools with stream" in message and "try --no-stream" in message
     assert "the same answer on 2 attempts" in message
+
+
+@pytest.mark.parametrize("transport", ["litellm", "direct"])
+async def test_a_5xx_whose_words_say_nothing_of_why_keeps_its_retries(chat_server, transport):
+    # OpenAI's own 500 ("The server had an error while processing your request. Sorry about that!")
+    chat_server.script(Fault(status=500), Fault(status=500), Fault(status=500), "<answer>391</answer>")
+    retries: list = []
+    reply = await adapter(chat_server, transport).complete(MESSAGES, on_retry=retries.append)
+    assert reply.text == "<answer>391</answer>" and len(retries) == 3

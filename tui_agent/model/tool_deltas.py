@@ -112,9 +112,16 @@ class ToolCallAssembler:
 
     def calls(self) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
+        parts = [p for _, p in sorted(self._calls.items())]
+        taken = {p.id for p in parts if p.id}
         seen: set[str] = set()
-        for n, (_, p) in enumerate(sorted(self._calls.items())):
-            call_id = p.id if p.id and p.id not in seen else f"call_{n}"
+        for n, p in enumerate(parts):
+            call_id = p.id
+            if not call_id or call_id in seen:  # ids must tell the results apart
+                call_id, k = f"call_{n}", 0
+                while call_id in taken or call_id in seen:
+                    k += 1
+                    call_id = f"call_{n}_{k}"
             seen.add(call_id)
             out.append(tool_call(call_id, p.name, "".join(p.arguments)))
         return out
