@@ -9,6 +9,7 @@ litellm/pydantic objects; a part of another type (an image, a reference) carries
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 TEXT_PARTS = ("text", "output_text")
@@ -53,31 +54,57 @@ def split_content(content: Any) -> tuple[str, str]:
     return "".join(text), "".join(thinking)
 
 
-async def read_parts(stream: Any) -> Any:
-    """Raw streamed chunks (OpenAI SDK objects, under litellm) with a delta's list of parts turned
-    into its text (``content``) and its thinking (``reasoning_content``), which litellm reads; left
-    as lists, litellm drops them (Magistral's first answer token comes in such a list)."""
-    async for chunk in stream:
-        for choice in getattr(chunk, "choices", None) or ():
-            delta = getattr(choice, "delta", None)
-            content = getattr(delta, "content", None)
-            if isinstance(content, list):
-                text, thinking = split_content(content)
-                try:
-                    delta.content = text
-                    if thinking:
-                        delta.reasoning_content = (getattr(delta, "reasoning_content", None) or "") + thinking
-                except (AttributeError, TypeError, ValueError):
-                    pass
-        yield chunk
+def _read_delta(chunk: Any) -> None:
+    """A raw chunk's delta whose content is a list of parts, made a string (its text) beside its
+    thinking (``reasoning_content``), which litellm reads; left a list, litellm drops it."""
+    for choice in getattr(chunk, "choices", None) or ():
+        delta = getattr(choice, "delta", None)
+        content = getattr(delta, "content", None)
+        if isinstance(content, list):
+            text, thinking = split_content(content)
+            try:
+                delta.content = text
+                if thinking:
+                    delta.reasoning_content = (getattr(delta, "reasoning_content", None) or "") + thinking
+            except (AttributeError, TypeError, ValueError):
+                pass
+
+
+class PartsReader:
+    """The raw chunks of litellm's stream (OpenAI SDK objects) with Magistral's content parts read
+    (:func:`_read_delta`) before litellm sees them; closing it closes the stream it reads."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._it: Any = None
+
+    def __aiter__(self) -> "PartsReader":
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._it is None:
+            self._it = self._inner.__aiter__()
+        chunk = await self._it.__anext__()
+        _read_delta(chunk)
+        return chunk
+
+    async def aclose(self) -> None:
+        close = getattr(self._inner, "aclose", None) or getattr(self._inner, "close", None)
+        result = close() if callable(close) else None
+        if inspect.isawaitable(result):
+            await result
+
+    def close(self) -> Any:
+        close = getattr(self._inner, "close", None)
+        return close() if callable(close) else None
 
 
 def reading_parts(response: Any) -> Any:
-    """``response`` (litellm's stream wrapper) reading its raw chunks through :func:`read_parts`."""
+    """``response`` (litellm's stream wrapper) reading its raw chunks through a :class:`PartsReader`."""
     inner = getattr(response, "completion_stream", None)
     if inner is not None and hasattr(inner, "__aiter__"):
         try:
-            response.completion_stream = read_parts(inner)
+            response.completion_stream = PartsReader(inner)
         except (AttributeError, TypeError):
             pass
     return response
