@@ -12,6 +12,13 @@ timeouts always do. The rule is per endpoint, never across a Router's deployment
 (``model.routing``): behind a Router the Router retries, falls back and cools deployments down
 itself, and our backoff wraps only what it gives up on. Every other ModelError names where the
 call went (the endpoint and model, or the deployment) before its cause. Prices: ``model.pricing``.
+
+Three failures are not retried as a server's: a 5xx whose body says why (``errors.server_words``)
+and says the same on two attempts ends there, with those words (and ``--no-stream`` where they
+name streaming); a reply the client cannot read is a ModelError "unparseable"; a provider that
+refused the model's tool call (Groq's tool_use_failed) returns a Reply whose ``failed_call`` holds
+its words and whose text is the model's failed generation, for the engine to send back.
+Content given as typed parts (Magistral) is read in both paths (``model.parts``).
 """
 
 from __future__ import annotations
@@ -225,6 +232,8 @@ class LLM:
                 else:
                     told = message if cause else f"{self.endpoints.where(model, exc, deployment)}: {message}"
                     if not retryable:
+                        if kind == "unparseable" and not stream and "list" in message:
+                            told += "; streamed (without --no-stream), such a reply is read"
                         raise ModelError(kind, told, status, url) from None
                     if again:  # the same reason twice: a third attempt will not change it
                         raise ModelError("server_error", f"{told} — the same answer on {attempt} attempts"
