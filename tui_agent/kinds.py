@@ -75,6 +75,7 @@ class CorrectionReason(StrEnum):
     ACTION_IN_THINK = "action_in_think"  # a call or an answer only inside the thinking
     FOREIGN_FORMAT = "foreign_format"  # a tool call in another protocol's format
     CUT_REPLY = "cut_reply"  # the reply was cut by the length limit
+    REFUSED_CALL = "refused_call"  # the provider refused the model's tool call (Groq's tool_use_failed)
     ANSWER_WITHOUT_EVIDENCE = "answer_without_evidence"  # evidence guard
 
 

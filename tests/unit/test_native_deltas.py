@@ -53,6 +53,23 @@ def test_deltas_without_an_index_continue_the_call_until_a_new_id_starts_the_nex
         ("call_1", '{"query": ["a"]}'), ("call_2", '{"url": ["u"]}')]
 
 
+def test_a_new_function_name_on_the_same_index_starts_a_call_of_its_own():
+    a = ToolCallAssembler()
+    a.feed([delta(0, id="call_1", name="search", arguments='{"query": ["a"]}')])
+    a.feed([delta(0, name="visit", arguments='{"url": ["u"]}')])
+    first, second = a.calls()
+    assert (first["id"], first["function"]) == ("call_1", {"name": "search", "arguments": '{"query": ["a"]}'})
+    assert second["function"] == {"name": "visit", "arguments": '{"url": ["u"]}'} and second["id"] == "call_1_1"
+
+
+def test_an_object_opened_inside_the_arguments_does_not_split_the_call():
+    a = ToolCallAssembler()
+    a.feed([delta(0, id="call_1", name="search", arguments='{"filter": ')])
+    a.feed([delta(0, arguments='{"year": 2016}}')])
+    a.feed([delta(0, arguments="")])
+    assert [c["function"]["arguments"] for c in a.calls()] == ['{"filter": {"year": 2016}}']
+
+
 def test_a_call_without_an_id_gets_one_from_its_index_and_no_delta_means_no_call():
     a = ToolCallAssembler()
     assert not a and a.calls() == []

@@ -80,6 +80,19 @@ def test_a_call_written_out_as_text_is_named_but_prose_about_json_is_an_answer()
     assert prose.answer == 'Send {"name": "Ada", "age": 36} to the API.' and prose.problem is None
 
 
+def test_a_llama4_call_list_written_as_text_is_corrected_naming_every_call():
+    # vLLM's llama4_pythonic parser test (parallel_calls_nonstreaming), on a server without that parser
+    from tui_agent.protocol.native import correction
+
+    tools = ToolSet({"get_weather": {"type": "object", "properties": {"city": {"type": "string"}}},
+                     "register_user": {"type": "object", "properties": {"name": {"type": "string"}}}})
+    parsed = read_reply("<|python_start|>[get_weather(city='LA', metric='C'), register_user(name='Doe', age=9)]",
+                        tools=tools)
+    assert parsed.problem == "foreign_format" and parsed.foreign_names == ["get_weather", "register_user"]
+    told = correction(parsed, tools)
+    assert 'calls to "get_weather" and "register_user"' in told and "Call get_weather and register_user" in told
+
+
 def test_the_tools_parameter_is_built_from_each_tools_schema():
     assert tool_specs(ToolRegistry([NoteTool()])) == [{"type": "function", "function": {
         "name": "lookup", "description": NoteTool.description, "parameters": NoteTool.parameters}}]

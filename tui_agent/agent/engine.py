@@ -222,6 +222,9 @@ class Engine:
         """What the reply says: an answer (the end), tool calls (run them), or neither (correct it)."""
         s = self.settings
         text, _ = self.wire.cut(reply.text)
+        if reply.failed_call:  # the provider refused the model's tool call: the model's to mend, like any bad call
+            return await self._format_error(self.wire.refused_correction(reply.text, reply.failed_call),
+                                            CorrectionReason.REFUSED_CALL)
         if reply.finish_reason == "length":  # a cut reply is never final: ask again, shorter
             return await self._format_error(self.wire.cut_correction(text, reply.completion_tokens, reply.tool_calls),
                                             CorrectionReason.CUT_REPLY)

@@ -14,9 +14,11 @@ token (the setting, else the provider's environment variable, else ``none``). Wh
 the adapter's :class:`~tui_agent.model.types.Reply` without the cost (the adapter prices it).
 Failures are raised as exceptions that :func:`tui_agent.model.errors.classify` names as it names
 litellm's: :class:`HTTPFault` carries the status, the server's message and its headers
-(Retry-After); an error event inside a stream is one too, and a reply that is not JSON is one with
-status 502. httpx's transport errors keep their cause chain (a refused connection, a name that
-does not resolve), a timeout is a :class:`TimeoutError`, and a stream that breaks off is a
+(Retry-After); an error event inside a stream is one too, and a stream event that is not JSON is
+one with status 502. A whole reply that is not a chat completion is an :class:`UnreadableReply`
+(named, not retried). Content may be a list of typed parts (:mod:`~tui_agent.model.parts`).
+httpx's transport errors keep their cause chain (a refused connection, a name that does not
+resolve), a timeout is a :class:`TimeoutError`, and a stream that breaks off is a
 :class:`StreamFault` (a ``ConnectionError``: retried as a dropped connection).
 """
 
@@ -31,6 +33,7 @@ from urllib.parse import urlsplit
 import httpx
 from httpx_sse import EventSource
 
+from tui_agent.model.parts import split_content
 from tui_agent.model.types import Reply
 
 PREFIX_KEY_VARIABLES = {"openai/": "OPENAI_API_KEY", "hosted_vllm/": "HOSTED_VLLM_API_KEY"}
@@ -49,15 +52,21 @@ class HTTPFault(Exception):
     """The server answered with an error status (or sent an error event in its stream)."""
 
     def __init__(self, status_code: int, message: str, headers: httpx.Headers | None = None,
-                 request: httpx.Request | None = None) -> None:
+                 request: httpx.Request | None = None, body: dict | None = None) -> None:
         super().__init__(f"{status_code} {message}" if message else f"HTTP {status_code}")
         self.status_code = status_code
+        self.body = body  # the server's error JSON, when it sent one (errors.tool_use_failed, errors.server_words)
         self.headers = headers if headers is not None else httpx.Headers()
         self.request = request
 
 
 class StreamFault(ConnectionError):
     """The stream broke off: the connection closed before the reply was whole."""
+
+
+class UnreadableReply(Exception):
+    """The server answered 200 with a whole reply this client cannot read (not JSON, or not a chat
+    completion): the same request gets the same reply, so it is named, not retried."""
 
 
 def serves(model: str, api_base: str | None, router_config: str | None) -> bool:
@@ -154,7 +163,15 @@ async def _fault(response: httpx.Response) -> HTTPFault:
             break
     text = raw[:ERROR_BODY_CHARS].decode("utf-8", "replace")
     return HTTPFault(response.status_code, _error_message(text) or response.reason_phrase, response.headers,
-                     response.request)
+                     response.request, _json_object(text))
+
+
+def _json_object(text: str) -> dict | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _error_message(text: str) -> str:
@@ -197,7 +214,7 @@ async def _read_stream(response: httpx.Response, model: str, deadline: asyncio.T
             err = chunk.get("error")
             code = err.get("code") if isinstance(err, dict) else None
             status = code if isinstance(code, int) and code >= 400 else 500
-            raise HTTPFault(status, _error_message(data), response.headers, response.request)
+            raise HTTPFault(status, _error_message(data), response.headers, response.request, chunk)
         usage = chunk.get("usage")
         if isinstance(usage, dict) and usage.get("prompt_tokens") is not None:
             pt, ct = usage.get("prompt_tokens"), usage.get("completion_tokens")
@@ -207,15 +224,12 @@ async def _read_stream(response: httpx.Response, model: str, deadline: asyncio.T
         choice = choices[0]
         delta = choice.get("delta") or {}
         r = delta.get("reasoning_content") or delta.get("reasoning")
-        if r and isinstance(r, str):
-            rparts.append(r)
-            if on_delta:
-                on_delta(r, True)
-        c = delta.get("content")
-        if c and isinstance(c, str):
-            parts.append(c)
-            if on_delta:
-                on_delta(c, False)
+        c, thought = split_content(delta.get("content"))  # a string, or Mistral's typed parts
+        for piece, reasoning in ((r if isinstance(r, str) else "", True), (thought, True), (c, False)):
+            if piece:
+                (rparts if reasoning else parts).append(piece)
+                if on_delta:
+                    on_delta(piece, reasoning)
         if choice.get("finish_reason"):
             finish = choice["finish_reason"]
     if finish is None:
@@ -232,13 +246,13 @@ def _whole_reply(raw: bytes, model: str, on_delta: Callable[[str, bool], None] |
         data = json.loads(raw)
         choice = data["choices"][0]
         msg = choice.get("message") or {}
+        content = msg.get("content")
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-        raise HTTPFault(BAD_GATEWAY, f"the model server sent a reply that is not a chat completion: "
-                                     f"{raw[:200].decode('utf-8', 'replace')!r}") from None
-    content = msg.get("content")
-    text = content if isinstance(content, str) else ""
+        raise UnreadableReply(f"the model server's reply is not a chat completion: "
+                              f"{raw[:200].decode('utf-8', 'replace')!r}") from None
+    text, parted = split_content(content)  # a string, or Mistral's typed parts
     thinking = msg.get("reasoning_content") or msg.get("reasoning") or ""
-    thinking = thinking if isinstance(thinking, str) else ""
+    thinking = (thinking if isinstance(thinking, str) else "") + parted
     reasoning = f"<think>{thinking}</think>" if thinking and content is not None else thinking
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     if on_delta:

@@ -1,7 +1,13 @@
 """What a failed model call was: whether to retry it, its kind and a message for the user, the
 server's Retry-After, and whether the endpoint is simply not there (refused, or a host name that
 does not resolve), found by walking the exception's cause chain (litellm wraps the OpenAI SDK,
-which wraps httpx, which wraps the OSError)."""
+which wraps httpx, which wraps the OSError).
+
+Three failures are read from the server's own error body (``body`` in the chain): a provider that
+refused the model's tool call (Groq's ``tool_use_failed``, with the ``failed_generation``: the
+model's mistake, for the model to mend, :func:`tool_use_failed`); a reply the client could not read
+(kind "unparseable", never retried: the same request gets the same reply); and what a failing
+server said (:func:`server_words`), so the same words twice end the retries."""
 
 from __future__ import annotations
 
@@ -13,6 +19,16 @@ import sys
 import time
 from typing import Iterator
 
+UNPARSEABLE = "unparseable"
+"""The kind of a reply that came whole (200) but that the client cannot read."""
+TOOL_USE_FAILED = "tool_use_failed"
+"""Groq's error code for a tool call it could not parse or validate (400, or an error event in a stream)."""
+TRANSIENT_STATUSES = (502, 503, 504)
+"""5xx statuses that say only that the server is passing or busy: retried whatever their words."""
+GENERIC_SERVER_WORDS = ("internal server error", "server had an error", "an error occurred", "unexpected error",
+                        "try again", "server error", "bad gateway", "service unavailable")
+"""Words of a 5xx that say nothing about why (OpenAI's "The server had an error while processing
+your request. Sorry about that!"): such an error keeps its full backoff."""
 CAUSE_CHAIN_LIMIT = 32
 """How deep the __cause__/__context__ chain of a model error is searched for the network error."""
 REFUSED = "connection refused"
@@ -78,6 +94,12 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
     e = _litellm_exceptions()
     status = getattr(exc, "status_code", None)
     text = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+    unread = unreadable(exc)
+    if unread:
+        return False, UNPARSEABLE, f"the model server's reply could not be read: {unread}", None
+    refused = tool_use_failed(exc)
+    if refused is not None:
+        return False, TOOL_USE_FAILED, f"the provider refused the model's tool call ({TOOL_USE_FAILED}): {refused[0]}", status
     if isinstance(exc, e.ContextWindowExceededError):
         return False, "context", f"the prompt is longer than the model's context window ({text})", status
     if isinstance(exc, e.AuthenticationError) or status == 401:
@@ -106,7 +128,9 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
         low = text.lower()
         if "connect" in low or "refused" in low:
             return True, "server_down", "cannot connect to the model server", status
-        return True, "server_down", f"the model server failed ({status or 'connection error'})", status
+        words = server_words(exc)
+        return True, "server_down", f"the model server failed ({status or 'connection error'})" + (
+            f": {words}" if words else ""), status
     if isinstance(exc, e.APIError):
         return True, "server_down", f"the model server failed: {text}", status
     import httpx
@@ -114,6 +138,64 @@ def classify(exc: BaseException, *, key_hint: str | None = None,
     if isinstance(exc, (httpx.TransportError, ConnectionError, OSError)):
         return True, "server_down", f"connection to the model server dropped ({type(exc).__name__})", status
     return False, "bad_request", f"model call failed: {type(exc).__name__}: {text}", status
+
+
+def _error_body(exc: BaseException) -> dict | None:
+    """The server's error object ({"message", "type", "code", …}) from the first error in the
+    chain that carries one (the OpenAI SDK's ``body``; the direct client's HTTPFault too)."""
+    for e in _chain(exc):
+        body = getattr(e, "body", None)
+        if isinstance(body, dict):
+            inner = body.get("error")
+            return inner if isinstance(inner, dict) else body
+    return None
+
+
+def tool_use_failed(exc: BaseException) -> tuple[str, str] | None:
+    """(the provider's message, the model's failed generation) when the provider refused the
+    model's tool call (Groq: code "tool_use_failed", 400 or an error event in a stream), else None."""
+    body = _error_body(exc)
+    if body is None or body.get("code") != TOOL_USE_FAILED:
+        return None
+    generation = body.get("failed_generation")
+    return str(body.get("message") or TOOL_USE_FAILED), generation if isinstance(generation, str) else ""
+
+
+def server_words(exc: BaseException) -> str | None:
+    """What a failing server said about why (its error body's message), unless the words are
+    generic or the status only says the server is passing on or busy (TRANSIENT_STATUSES)."""
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int) or status < 500 or status in TRANSIENT_STATUSES:
+        return None
+    body = _error_body(exc)  # only what the server sent: a lost connection says nothing of why
+    words = body.get("message") if body else None
+    words = " ".join(words.split())[:300] if isinstance(words, str) else ""
+    if not words or any(g in words.lower() for g in GENERIC_SERVER_WORDS):
+        return None
+    return words
+
+
+def unreadable(exc: BaseException) -> str | None:
+    """What could not be read when the server answered with a reply the client cannot parse:
+    the direct client's UnreadableReply, or litellm's "Invalid response object" (its pydantic
+    validation of the reply failed, e.g. a message content that is a list of parts). Else None."""
+    chain = list(_chain(exc))
+    for e in chain:
+        if type(e).__name__ == "UnreadableReply":
+            return str(e)
+    if not any(str(e).startswith("Invalid response object") or " - Invalid response object" in str(e).split("\n", 1)[0]
+               for e in chain):
+        return None
+    for e in chain:
+        if type(e).__name__ == "ValidationError" and hasattr(e, "errors"):
+            try:
+                first = e.errors()[0]
+            except Exception:  # noqa: BLE001
+                continue
+            where = ".".join(str(x) for x in first.get("loc", ()))
+            got = type(first.get("input")).__name__
+            return f"litellm cannot read it: {where or 'a field'}: {first.get('msg', 'invalid')}, got a {got}"
+    return "litellm cannot read it (Invalid response object)"
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

@@ -12,6 +12,13 @@ timeouts always do. The rule is per endpoint, never across a Router's deployment
 (``model.routing``): behind a Router the Router retries, falls back and cools deployments down
 itself, and our backoff wraps only what it gives up on. Every other ModelError names where the
 call went (the endpoint and model, or the deployment) before its cause. Prices: ``model.pricing``.
+
+Three failures are not retried as a server's: a 5xx whose body says why (``errors.server_words``)
+and says the same on two attempts ends there, with those words (and ``--no-stream`` where they
+name streaming); a reply the client cannot read is a ModelError "unparseable"; a provider that
+refused the model's tool call (Groq's tool_use_failed) returns a Reply whose ``failed_call`` holds
+its words and whose text is the model's failed generation, for the engine to send back.
+Content given as typed parts (Magistral) is read in both paths (``model.parts``).
 """
 
 from __future__ import annotations
@@ -25,8 +32,10 @@ from tui_agent.config import Settings
 # The call's types live in tui_agent.model (the seam); imported from here too.
 from tui_agent.model.types import ModelError, Reply, RetryInfo  # noqa: F401
 from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause and the kinds are the adapter's API
-    REFUSED, UNRESOLVED, _request_url, _retry_after, attempt_causes, classify, unreachable_cause, unreachable_causes,
+    REFUSED, TOOL_USE_FAILED, UNRESOLVED, _request_url, _retry_after, attempt_causes, classify, server_words,
+    tool_use_failed, unreachable_cause, unreachable_causes,
 )
+from tui_agent.model.parts import reading_parts, split_content
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
 from tui_agent.model import known_models, pricing
@@ -189,6 +198,7 @@ class LLM:
         stream = self.settings.stream if stream is None else stream
         attempts = max(1, self.settings.retry_attempts)
         attempt = 0
+        said = None  # what the server said about why the last attempt failed (errors.server_words)
         while True:
             try:
                 reply = await self._once(messages, model, stream, on_delta, stop, tools, tool_choice)
@@ -199,7 +209,13 @@ class LLM:
             except ModelError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified below
+                refused = tool_use_failed(exc)
+                if refused is not None:  # the model's own bad call: it goes back to the model (engine)
+                    self.reached = True
+                    return Reply(refused[1], finish_reason=TOOL_USE_FAILED, model=model, failed_call=refused[0])
                 retryable, kind, message, status = classify(exc, key_hint=self.endpoints.key_hint(), via=self.endpoints.via())
+                words = server_words(exc)
+                again, said = words is not None and words == said, words
                 cause, causes = attempt_causes(exc)  # this attempt's, and by deployment a Router's earlier ones'
                 deployment = routed(self.settings).failed(exc) if self.settings.router_config else None
                 url = None
@@ -216,9 +232,15 @@ class LLM:
                 else:
                     told = message if cause else f"{self.endpoints.where(model, exc, deployment)}: {message}"
                     if not retryable:
+                        if kind == "unparseable" and not stream and "list" in message:
+                            told += "; streamed (without --no-stream), such a reply is read"
                         raise ModelError(kind, told, status, url) from None
+                    if again:  # the same reason twice: a third attempt will not change it
+                        raise ModelError("server_error", f"{told} — the same answer on {attempt} attempts"
+                                         f"{_stream_hint(words, stream)}", status, url) from None
                     if attempt >= attempts:
-                        raise ModelError(kind, f"{told} — gave up after {attempts} attempts", status, url) from None
+                        raise ModelError(kind, f"{told} — gave up after {attempts} attempts{_stream_hint(words, stream)}",
+                                         status, url) from None
                     delay = backoff_delay(attempt - 1, self.settings.retry_base_s, self.settings.retry_cap_s,
                                           self.rng, _retry_after(exc))
                 if on_retry:
@@ -295,8 +317,8 @@ class LLM:
             resp = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
             choice = resp.choices[0]
             msg = choice.message
-            text = msg.content or ""
-            reasoning = getattr(msg, "reasoning_content", None) or ""
+            text, parted = split_content(msg.content)  # a string, or a list of typed parts
+            reasoning = (getattr(msg, "reasoning_content", None) or "") + parted
             if reasoning and msg.content is not None:
                 # litellm cuts a leading <think>…</think> out of a non-streamed reply's content into
                 # reasoning_content, which cannot then be told from a server's own split. Put the
@@ -314,7 +336,7 @@ class LLM:
             return Reply(text, reasoning, pt, ct, self._answered(resp, model, pt, ct), choice.finish_reason, model,
                          whole_calls(getattr(msg, "tool_calls", None)))
 
-        response = await asyncio.wait_for(acompletion(**kw), timeout=timeout)
+        response = reading_parts(await asyncio.wait_for(acompletion(**kw), timeout=timeout))  # Magistral's parts
         parts: list[str] = []
         rparts: list[str] = []
         pt = ct = None
@@ -356,3 +378,10 @@ class LLM:
             raise ConnectionError("the model stream ended before it finished")
         return Reply("".join(parts), "".join(rparts), pt, ct, self._answered(response, model, pt, ct), finish, model,
                      calls.calls())
+
+
+def _stream_hint(words: str | None, stream: bool) -> str:
+    """Where a failing server's words name streaming, the flag that turns it off."""
+    if stream and words and "stream" in words.lower():
+        return " (the server cannot stream this request: try --no-stream)"
+    return ""

@@ -13,7 +13,8 @@ Accepted (each noted in ``ParsedCall.notes`` so a trace can say what was read):
   parameter values are typed by the tool's schema (a string stays a string; arrays, objects,
   numbers and booleans are decoded from JSON; a plain value for an array parameter becomes a
   one-element array);
-- ``<function>NAME</function>`` followed by the JSON arguments (Qwen3.6, gemma-3);
+- ``<function>NAME</function>`` followed by the JSON arguments (Qwen3.6, gemma-3), and Llama 3.1's
+  ``<function=NAME>{JSON arguments}</function>``;
 - GLM-4.5/4.7/5, ``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…``, values typed as
   for Qwen XML;
 - the argument leniency both protocols share (``protocol.leniency``): wherever a tool's schema wants
@@ -48,6 +49,7 @@ FORMAT_JSON = "json"
 FORMAT_QWEN_XML = "qwen_xml"
 FORMAT_FUNCTION_TAG = "function_tag"  # <function>NAME</function>{json arguments}
 FORMAT_GLM = "glm_xml"  # NAME<arg_key>K</arg_key><arg_value>V</arg_value>
+FORMAT_FUNCTION_JSON = "function_json"  # Llama 3.1: <function=NAME>{json arguments}</function>
 ERROR_EXCERPT_CHARS = 160  # how much of a parser message or a bad value an error quotes
 
 _FENCE = re.compile(r"^\s*```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?\s*```\s*$", re.S)
@@ -300,8 +302,14 @@ def xml_calls(raw: str, tools: ToolSet) -> list[ParsedCall]:
             calls.append(_unknown(name, raw, tools, None, notes))
             continue
         real = tools.resolve(name) or name
+        body = fm.group(2).strip()
+        if not _PARAM.search(body) and body.startswith("{"):  # Llama 3.1: <function=NAME>{json}</function>
+            calls.append(_function_tag_call(real, body, raw, tools))
+            calls[-1].notes[0] = "written as Llama 3.1 <function=NAME>{JSON arguments}</function>"
+            calls[-1].format = FORMAT_FUNCTION_JSON
+            continue
         args: dict[str, Any] = {}
-        for pm in _PARAM.finditer(fm.group(2)):
+        for pm in _PARAM.finditer(body):
             args[pm.group(1).strip()] = _typed(pm.group(2).strip(), tools.property_type(real, pm.group(1).strip()), notes)
         calls.append(ParsedCall(real, args, raw, format=FORMAT_QWEN_XML, notes=notes))
     return calls

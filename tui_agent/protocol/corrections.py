@@ -71,14 +71,30 @@ def _foreign(parsed: ParsedReply, ts: ToolSet, example: str) -> str:
     if parsed.foreign_format in REASONING_KINDS:
         return (f"Your last reply wrote only {label}, which this agent reads as your thinking, and then neither a "
                 f"<tool_call> nor an <answer>. After thinking, {_either(example)}")
-    name = parsed.foreign_name
-    what = f'a call to "{name}"' if name else "a tool call"
+    names = parsed.foreign_names or ([parsed.foreign_name] if parsed.foreign_name else [])
     where = " inside your reasoning (reasoning_content), where nothing is run" if parsed.foreign_in_reasoning else ""
-    unknown = (f' There is no tool "{name}": the available tools are {ts.listing()}.'
-               if name and ts.unknown(name) else "")
-    return (f"Your last reply wrote {what} as {label}{where}, which this agent does not run.{unknown} Write each tool "
-            f"call as JSON inside <tool_call></tool_call> tags, exactly like this:\n{example}\n"
+    unknown = "".join(_no_such_tool(n, ts) for n in dict.fromkeys(names) if ts.unknown(n))
+    meant = [ts.closest(n) for n in names]
+    examples = "\n".join(dict.fromkeys(ts.example_call(m) for m in meant if m)) or example
+    return (f"Your last reply wrote {calls_named(names)} as {label}{where}, which this agent does not run.{unknown} "
+            f"Write each tool call as JSON inside <tool_call></tool_call> tags, exactly like this:\n{examples}\n"
             f"Or give the final answer inside <answer></answer>.")
+
+
+def calls_named(names: list[str]) -> str:
+    """'a call to "search"', 'calls to "search" and "visit"', or 'a tool call'."""
+    if not names:
+        return "a tool call"
+    quoted = [f'"{n}"' for n in names]
+    if len(quoted) == 1:
+        return f"a call to {quoted[0]}"
+    return f"calls to {', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
+def _no_such_tool(name: str, ts: ToolSet) -> str:
+    meant = ts.closest(name)
+    hint = f' (the one for this is "{meant}")' if meant else ""
+    return f' There is no tool "{name}"{hint}: the available tools are {ts.listing()}.'
 
 
 def cut_correction(completion_tokens: int | None, limit_hint: int | None = None, *, inside: str | None = None) -> str:

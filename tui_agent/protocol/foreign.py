@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+import ast
+from dataclasses import dataclass, field
 from typing import Callable
 
 from tui_agent.protocol.calls import ARGUMENT_KEYS, loads
@@ -33,6 +34,7 @@ FOREIGN_FORMATS = {
     "fenced_json": "a ```json code block",
     "bare_json": "a JSON object without <tool_call> tags",
     "pythonic_call": "a Python-style call",
+    "function_suffix": 'Llama-style function text "NAME{…}</function>"',
     "react_text": 'ReAct "Action:" / "Action Input:" lines',
     "boxed": "\\boxed{…}",
     "final_answer_text": 'a "Final Answer:" line',
@@ -52,6 +54,7 @@ class Foreign:
     kind: str  # a key of FOREIGN_FORMATS
     label: str  # what the correction calls it
     name: str | None = None  # the tool name it seemed to call, when one was seen
+    names: list[str] = field(default_factory=list)  # every tool it seemed to call, in order (a list of calls)
 
 
 _SPECIAL = re.compile(r"<\|python_tag\|>|<\|tool_call\|?>|<tool_call\|>|<\|tool_calls_section_begin\|>|<\|tool_call_begin\|>"
@@ -178,11 +181,44 @@ def _first_object(text: str) -> dict | None:
 
 
 def _pythonic(rest: str, tools: ToolSet) -> Foreign | None:
+    listed = _call_list(rest, tools)
+    if len(listed) > 1:  # Llama 4: [search(query='…'), visit(url='…')]: every call is named
+        shown = ", ".join(f"{n}(…)" for n in listed)
+        return Foreign("pythonic_call", f"a Python-style call list [{shown}]", listed[0], listed)
     for m in _PYTHONIC.finditer(rest):
         name = m.group(1).rsplit(".", 1)[-1]
         if tools.resolve(name) is not None:  # only a real tool's name: prose has parentheses too
-            return Foreign("pythonic_call", f"a Python-style call {name}(…)", name)
+            return Foreign("pythonic_call", f"a Python-style call {name}(…)", name, [name])
     return None
+
+
+def _call_list(rest: str, tools: ToolSet) -> list[str]:
+    """The names in a Python list of calls (``[a(x=1), b(y=2)]``, as Llama 4 writes them, maybe
+    inside <|python_start|>…<|python_end|>), when one of them is a real tool; else []."""
+    start, end = rest.find("["), rest.rfind("]")
+    if start == -1 or end <= start:
+        return []
+    try:
+        tree = ast.parse(rest[start:end + 1].strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return []
+    if not isinstance(tree, ast.List) or not tree.elts or not all(isinstance(e, ast.Call) for e in tree.elts):
+        return []
+    names = [ast.unparse(e.func).rsplit(".", 1)[-1] for e in tree.elts]
+    return names if any(tools.resolve(n) is not None for n in names) else []
+
+
+_SUFFIX = re.compile(r"^\s*([A-Za-z_][\w.\-]{0,127})\s*\{.*\}\s*<\s*/\s*function\s*>", re.S)
+
+
+def _function_suffix(rest: str, tools: ToolSet) -> Foreign | None:
+    """``NAME{json}</function>``: Llama 3.1's function text with its ``<function=`` opener lost
+    (Groq's failed_generation holds it so)."""
+    m = _SUFFIX.match(rest)
+    if not m:
+        return None
+    name = m.group(1).rsplit(".", 1)[-1]
+    return Foreign("function_suffix", f'Llama-style function text "{name}{{…}}</function>"', name, [name])
 
 
 def _react(rest: str, tools: ToolSet) -> Foreign | None:
@@ -210,6 +246,7 @@ DETECTORS: list[Callable[[str, ToolSet], Foreign | None]] = [
     _tagged(_TAG_VARIANT, "tag_variant", lambda m: f"a <{m.group(1)}> tag instead of <tool_call>"),
     _openai_json,
     _fenced,
+    _function_suffix,
     _bare_json,
     _pythonic,
     _react,

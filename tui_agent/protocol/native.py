@@ -30,6 +30,7 @@ from typing import Any
 from tui_agent.kinds import Termination
 from tui_agent.protocol.calls import BAD_ARGUMENTS, INVALID_JSON, NO_NAME, NOT_OBJECT, UNKNOWN_TOOL, ParsedCall, loads, short
 from tui_agent.protocol.foreign import ANSWER_KINDS, REASONING_KINDS, detect_foreign
+from tui_agent.protocol.corrections import calls_named
 from tui_agent.protocol.leniency import lenient_arguments
 from tui_agent.protocol.prompt import FORCED_REASONS
 from tui_agent.protocol.reply import EMPTY, FOREIGN_FORMAT, ParsedReply, parse_reply
@@ -41,6 +42,7 @@ TAGS, NATIVE = "tags", "native"
 PROTOCOLS = (TAGS, NATIVE)
 TOOL_CHOICE_NONE = "none"
 ERROR_EXCERPT_CHARS = 160
+REFUSED_EXCERPT_CHARS = 600  # how much of a refused generation its correction quotes
 
 _ANSWER = re.compile(r"<\s*answer\s*>(.*?)(?:<\s*/\s*answer\s*>|\Z)", re.S | re.I)
 
@@ -131,8 +133,8 @@ def read_reply(text: str, reasoning: str = "", tool_calls: list[dict[str, Any]] 
     parsed = ParsedReply(thought=thinking)
     written = _written_call(rest, ts)
     if written is not None:
-        parsed.problem, parsed.foreign_label, parsed.foreign_name = FOREIGN_FORMAT, written[0], written[1]
-        parsed.foreign_format = "text_call"
+        parsed.problem, parsed.foreign_label, parsed.foreign_names = FOREIGN_FORMAT, written[0], written[1]
+        parsed.foreign_name, parsed.foreign_format = written[1][0], "text_call"
         return parsed
     m = _ANSWER.search(rest)
     answer = m.group(1).strip() if m else rest
@@ -143,18 +145,19 @@ def read_reply(text: str, reasoning: str = "", tool_calls: list[dict[str, Any]] 
     return parsed
 
 
-def _written_call(rest: str, tools: ToolSet) -> tuple[str, str] | None:
-    """(label, tool) when the text writes out a call to one of the agent's tools instead of making it."""
+def _written_call(rest: str, tools: ToolSet) -> tuple[str, list[str]] | None:
+    """(label, tools) when the text writes out calls to the agent's tools instead of making them."""
     if not rest:
         return None
     tagged = parse_reply(rest, tools=tools)
-    named = [c for c in tagged.calls if c.name and tools.resolve(c.name)]
+    named = [c.name for c in tagged.calls if c.name and tools.resolve(c.name)]
     if named:
-        return "a <tool_call> block in the reply's text", named[0].name
+        return "a <tool_call> block in the reply's text", list(dict.fromkeys(named))
     foreign = detect_foreign(rest, tools)
     if foreign is not None and foreign.kind not in ANSWER_KINDS | REASONING_KINDS and foreign.name \
             and tools.resolve(foreign.name):
-        return foreign.label or "text", tools.resolve(foreign.name) or foreign.name
+        names = [tools.resolve(n) or n for n in (foreign.names or [foreign.name])]
+        return foreign.label or "text", list(dict.fromkeys(names))
     return None
 
 
@@ -198,14 +201,32 @@ def correction(parsed: ParsedReply, tools: Any = None) -> str:
     """The user message after a native reply the engine does not act on (empty, or a call written as text)."""
     ts = tools if isinstance(tools, ToolSet) else ToolSet(tools)
     if parsed.problem == FOREIGN_FORMAT:
-        name = parsed.foreign_name or "a tool"
-        return (f'Your last reply wrote a call to "{name}" as text ({parsed.foreign_label}), which this agent does '
+        names = parsed.foreign_names or ([parsed.foreign_name] if parsed.foreign_name else [])
+        which = " and ".join(names) if names else "the tool"
+        return (f"Your last reply wrote {calls_named(names)} as text ({parsed.foreign_label}), which this agent does "
                 "not run: here tools are called only through the tool-calling interface (the tools of this "
-                f"request), never written out in the reply. Call {name} that way, {_OR_ANSWER}")
+                f"request), never written out in the reply. Call {which} that way, {_OR_ANSWER}")
     if parsed.problem == EMPTY:
         return (f"Your last reply was empty: no text and no tool call. Call one of the tools ({ts.listing()}), "
                 f"{_OR_ANSWER}")
     return f"Your last reply could not be used. Call one of the tools ({ts.listing()}), {_OR_ANSWER}"
+
+
+def refused_correction(generation: str, message: str, tools: Any = None) -> str:
+    """The user message after the provider refused the model's tool call (Groq's tool_use_failed):
+    its words, what the model wrote (its failed generation), what that was, and how to call instead."""
+    ts = tools if isinstance(tools, ToolSet) else ToolSet(tools)
+    wrote = generation.strip()
+    seen = detect_foreign(wrote, ts) if wrote else None
+    names = (seen.names or ([seen.name] if seen.name else [])) if seen else []
+    what = f" That is {calls_named(names)} written as {seen.label}." if seen and names else ""
+    missing = "".join(f' There is no tool "{n}"' + (f' (the one for this is "{ts.closest(n)}")' if ts.closest(n) else "")
+                      + "." for n in dict.fromkeys(names) if ts.unknown(n))
+    shown = (f" What you wrote:\n{excerpt(wrote, REFUSED_EXCERPT_CHARS)}\n" if wrote
+             else " The server kept nothing of what you wrote.")
+    return (f"The model server refused your last tool call: {message}{shown}{what}{missing} Call the tools only "
+            f"through the tool-calling interface, each call's arguments one JSON object that fits the tool's schema "
+            f"(the tools: {ts.listing()}), {_OR_ANSWER}")
 
 
 def cut_correction(completion_tokens: int | None, in_call: bool) -> str:
@@ -225,6 +246,6 @@ def forced_message(latest_observation: str | None, reason: Termination) -> str:
 __all__ = [
     "BAD_ARGUMENTS", "EVIDENCE_REMINDER", "FORCED_INSTRUCTION", "NATIVE", "PROTOCOLS", "TAGS", "TOOL_CHOICE_NONE",
     "NativeCall", "assistant_message", "correction", "cut_correction", "fit_tool_results", "forced_message",
-    "read_call", "read_reply",
+    "read_call", "read_reply", "refused_correction",
     "tool_message", "tool_specs",
 ]

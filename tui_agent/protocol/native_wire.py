@@ -36,6 +36,7 @@ class Wire(Protocol):
     def read(self, text: str, reasoning: str = "", tool_calls: list[dict[str, Any]] | None = None) -> ParsedReply: ...
     def read_message(self, message: dict[str, Any]) -> ParsedReply: ...
     def correction(self, parsed: ParsedReply) -> str: ...
+    def refused_correction(self, generation: str, message: str) -> str: ...
     def cut_correction(self, text: str, completion_tokens: int | None, tool_calls: list[dict[str, Any]]) -> str: ...
     def forced_message(self, latest: str | None, reason: Termination) -> str: ...
     def forced_answer(self, text: str, parsed: ParsedReply) -> tuple[str, bool]: ...
@@ -68,6 +69,9 @@ class TagsWire:
 
     def correction(self, parsed: ParsedReply) -> str:
         return tags_correction(parsed, self.tools)
+
+    def refused_correction(self, generation: str, message: str) -> str:
+        return native.refused_correction(generation, message, self.tools)
 
     def cut_correction(self, text: str, completion_tokens: int | None, tool_calls: list[dict[str, Any]]) -> str:
         return tags_cut_correction(completion_tokens, inside=open_block(text))
@@ -118,6 +122,9 @@ class NativeWire:
 
     def correction(self, parsed: ParsedReply) -> str:
         return native.correction(parsed, self.toolset)
+
+    def refused_correction(self, generation: str, message: str) -> str:
+        return native.refused_correction(generation, message, self.toolset)
 
     def cut_correction(self, text: str, completion_tokens: int | None, tool_calls: list[dict[str, Any]]) -> str:
         return native.cut_correction(completion_tokens, bool(tool_calls))

@@ -40,6 +40,7 @@ class ParsedReply:
     foreign_format: str | None = None  # a key of foreign.FOREIGN_FORMATS when problem is FOREIGN_FORMAT
     foreign_label: str | None = None  # how the correction names that format (the tag or token seen)
     foreign_name: str | None = None  # the tool the foreign call named, when one was seen
+    foreign_names: list[str] = field(default_factory=list)  # every tool it named (a list of calls names each)
     foreign_in_reasoning: bool = False  # ... written in reasoning_content (the content was blank)
     harmony: bool = False  # gpt-oss harmony text was read (analysis as thought, final as the answer)
 
@@ -148,6 +149,7 @@ def _diagnose(parsed: ParsedReply, text: str, rest: str, tools: ToolSet, reasoni
     if foreign is not None:
         parsed.problem = FOREIGN_FORMAT
         parsed.foreign_format, parsed.foreign_label, parsed.foreign_name = foreign.kind, foreign.label, foreign.name
+        parsed.foreign_names = foreign.names or ([foreign.name] if foreign.name else [])
     elif parsed.unclosed_think and not parsed.implicit_think_end:
         parsed.problem = UNCLOSED_THINK
     elif ACTION_OPEN.search(parsed.thought):

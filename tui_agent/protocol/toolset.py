@@ -50,6 +50,21 @@ class ToolSet:
         folded = [n for n in self.params if n.casefold() == name.casefold()]
         return folded[0] if len(folded) == 1 else None
 
+    def closest(self, name: str) -> str | None:
+        """The real tool a wrong ``name`` most likely means (``web_search`` → ``search``): itself,
+        a tool whose name is part of it (or holds it), else the closest spelling; None if none is near."""
+        real = self.resolve(name)
+        if real is not None or not name:
+            return real
+        low = name.casefold()
+        inside = [n for n in self.params if n.casefold() in low or low in n.casefold()]
+        if len(inside) == 1:
+            return inside[0]
+        import difflib
+
+        near = difflib.get_close_matches(low, [n.casefold() for n in self.params], n=1, cutoff=0.6)
+        return next((n for n in self.params if near and n.casefold() == near[0]), None)
+
     def unknown(self, name: str) -> bool:
         return self.known and self.resolve(name) is None
 
