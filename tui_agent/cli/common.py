@@ -62,12 +62,24 @@ def add_setting_flags(p: Any, *names: str) -> None:
         p.add_argument(*flag_names(name), **kw)
 
 
-class CommandParser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors never show a secret (a key pasted after the wrong flag:
+    ``invalid int value: 'sk-…'``): the message is redacted as every printed text is."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from tui_agent.settings.shown import text
+
+        super().error(text(message))
+
+
+class CommandParser(Parser):
     """A subcommand's parser: argparse's own usage errors become a UsageError (exit 2) that names
     the command (main prints ``tui-agent: read: ...``) and repeats its usage line."""
 
     def error(self, message: str):  # type: ignore[override]
-        raise UsageError(f"{self.prog.removeprefix('tui-agent ')}: {message}\n{self.format_usage().rstrip()}")
+        from tui_agent.settings.shown import text
+
+        raise UsageError(f"{self.prog.removeprefix('tui-agent ')}: {text(message)}\n{self.format_usage().rstrip()}")
 
 
 # The settings that are flags (given_flags reads these from a parsed command line).
@@ -75,7 +87,7 @@ FLAG_KEYS = tuple(name for name in setting_names() if flag_of(name) is not None)
 
 
 def build_run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tui-agent run", description="Research a question headless.")
+    p = Parser(prog="tui-agent run", description="Research a question headless.")
     p.add_argument("question", nargs="?", help="the question to research")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
     add_setting_flags(p, "auto_approve", "notify", "plan")
@@ -90,7 +102,7 @@ def build_run_parser() -> argparse.ArgumentParser:
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", nargs="?", help="the question to research (asked for when omitted)")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
     add_setting_flags(p, "auto_approve", "breakpoint", "theme", "notify", "plan")
