@@ -57,3 +57,13 @@ def test_a_table_variable_that_is_not_json_is_named_without_a_traceback(tmp_path
     assert proc.returncode == 2
     assert "TUI_AGENT_TOOL_POLICIES: not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
     assert KEY not in proc.stderr
+
+
+def test_a_broken_router_file_is_a_usage_error_that_shows_where_not_its_text(tmp_path):
+    router = tmp_path / "router.yaml"
+    router.write_text(f'model_list:\n  - model_name: fast\n    litellm_params: {{model: "openai/x", api_key: "{KEY}",\n'
+                      "  oops: [\n", encoding="utf-8")
+    proc = _run_with(tmp_path, f'router_config = "{router}"\nmodel = "fast"\n')
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"router config {router}: not valid YAML or JSON at line 5" in proc.stderr
+    assert KEY not in proc.stderr and "sk-" not in proc.stderr

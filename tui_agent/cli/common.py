@@ -131,6 +131,13 @@ def ensure_model(settings: Settings) -> Settings:
         settings.model = model
         if api_base and not settings.api_base:
             settings.api_base = api_base
+    if settings.router_config:  # read now: a broken file is a usage error, not a failure of the first call
+        from tui_agent.model.routing import load_router_config
+
+        try:
+            load_router_config(settings.router_config)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     if settings.budget_usd is not None:
         from tui_agent.model.pricing import budget_problem
 
