@@ -138,6 +138,7 @@ def ensure_model(settings: Settings) -> Settings:
             load_router_config(settings.router_config)
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
+    check_answer_reserve(settings)
     if settings.budget_usd is not None:
         from tui_agent.model.pricing import budget_problem
 
@@ -148,6 +149,26 @@ def ensure_model(settings: Settings) -> Settings:
         if problem:
             raise UsageError(problem)
     return settings
+
+
+def check_answer_reserve(settings: Settings) -> None:
+    """The token gate is the window minus answer_reserve: a reserve as large as the window would
+    force every run's answer at its first call. A window given is compared when settings load
+    (``settings.layers.validate``); here the model's own window is, once the model is known."""
+    if settings.context_window is not None:
+        return
+    from tui_agent.model import known_models
+    from tui_agent.model.llm import DEFAULT_CONTEXT_WINDOW, LLM
+
+    window = LLM(settings).context_window(settings.model)
+    if settings.answer_reserve < window:
+        return
+    source = ("the default for a model litellm's model map does not know"
+              if window == DEFAULT_CONTEXT_WINDOW and known_models.unknown(settings.model)
+              else "from litellm's model map")
+    raise UsageError(f"'answer_reserve' ({settings.answer_reserve:,}) must be smaller than the context window of "
+                     f"{settings.model} ({window:,} tokens, {source}): the token gate is the window minus the "
+                     f"reserve. Give a smaller --answer-reserve, or the model's real window with --context-window")
 
 
 def given_flags(ns: argparse.Namespace) -> dict[str, Any]:
