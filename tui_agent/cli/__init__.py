@@ -133,7 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as exc:
             code = _exit_code(exc)
         except UsageError as exc:
-            sys.stderr.write(f"tui-agent: {exc}\n")
+            from tui_agent.settings.shown import text  # the last net: a message never shows a secret
+
+            sys.stderr.write(f"tui-agent: {text(str(exc))}\n")
             code = EXIT_USAGE
         sys.stdout.flush()  # here, not at interpreter exit: a closed pipe is caught below
     except BrokenPipeError:

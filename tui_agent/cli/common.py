@@ -62,12 +62,24 @@ def add_setting_flags(p: Any, *names: str) -> None:
         p.add_argument(*flag_names(name), **kw)
 
 
-class CommandParser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors never show a secret (a key pasted after the wrong flag:
+    ``invalid int value: 'sk-…'``): the message is redacted as every printed text is."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from tui_agent.settings.shown import text
+
+        super().error(text(message))
+
+
+class CommandParser(Parser):
     """A subcommand's parser: argparse's own usage errors become a UsageError (exit 2) that names
     the command (main prints ``tui-agent: read: ...``) and repeats its usage line."""
 
     def error(self, message: str):  # type: ignore[override]
-        raise UsageError(f"{self.prog.removeprefix('tui-agent ')}: {message}\n{self.format_usage().rstrip()}")
+        from tui_agent.settings.shown import text
+
+        raise UsageError(f"{self.prog.removeprefix('tui-agent ')}: {text(message)}\n{self.format_usage().rstrip()}")
 
 
 # The settings that are flags (given_flags reads these from a parsed command line).
@@ -75,7 +87,7 @@ FLAG_KEYS = tuple(name for name in setting_names() if flag_of(name) is not None)
 
 
 def build_run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tui-agent run", description="Research a question headless.")
+    p = Parser(prog="tui-agent run", description="Research a question headless.")
     p.add_argument("question", nargs="?", help="the question to research")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
     add_setting_flags(p, "auto_approve", "notify", "plan")
@@ -90,7 +102,7 @@ def build_run_parser() -> argparse.ArgumentParser:
 
 
 def build_tui_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", nargs="?", help="the question to research (asked for when omitted)")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
     add_setting_flags(p, "auto_approve", "breakpoint", "theme", "notify", "plan")
@@ -119,6 +131,14 @@ def ensure_model(settings: Settings) -> Settings:
         settings.model = model
         if api_base and not settings.api_base:
             settings.api_base = api_base
+    if settings.router_config:  # read now: a broken file is a usage error, not a failure of the first call
+        from tui_agent.model.routing import load_router_config
+
+        try:
+            load_router_config(settings.router_config)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+    check_answer_reserve(settings)
     if settings.budget_usd is not None:
         from tui_agent.model.pricing import budget_problem
 
@@ -129,6 +149,26 @@ def ensure_model(settings: Settings) -> Settings:
         if problem:
             raise UsageError(problem)
     return settings
+
+
+def check_answer_reserve(settings: Settings) -> None:
+    """The token gate is the window minus answer_reserve: a reserve as large as the window would
+    force every run's answer at its first call. A window given is compared when settings load
+    (``settings.layers.validate``); here the model's own window is, once the model is known."""
+    if settings.context_window is not None:
+        return
+    from tui_agent.model import known_models
+    from tui_agent.model.llm import DEFAULT_CONTEXT_WINDOW, LLM
+
+    window = LLM(settings).context_window(settings.model)
+    if settings.answer_reserve < window:
+        return
+    source = ("the default for a model litellm's model map does not know"
+              if window == DEFAULT_CONTEXT_WINDOW and known_models.unknown(settings.model)
+              else "from litellm's model map")
+    raise UsageError(f"'answer_reserve' ({settings.answer_reserve:,}) must be smaller than the context window of "
+                     f"{settings.model} ({window:,} tokens, {source}): the token gate is the window minus the "
+                     f"reserve. Give a smaller --answer-reserve, or the model's real window with --context-window")
 
 
 def given_flags(ns: argparse.Namespace) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from tui_agent.agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
 from tui_agent.app.attention import attention_sequence
+from tui_agent.cli.line_input import LineReader
 from tui_agent.safety.hygiene import for_terminal
 from tui_agent.session import fold
 from tui_agent.session.events import (
@@ -199,6 +200,7 @@ class TerminalApprover:
         self.notify = notify  # the notify setting: what rings when a question waits notify_after_s
         self.notify_after_s = notify_after_s
         self.env = env
+        self._lines = LineReader(inp)
 
     def _attention(self, detail: str) -> None:
         """The question has waited notify_after_s: ring the terminal (only a terminal: never into a pipe)."""
@@ -217,7 +219,7 @@ class TerminalApprover:
     async def _read(self, prompt: str) -> str:
         self.out.write(prompt)
         self.out.flush()
-        line = await asyncio.to_thread(self.inp.readline)
+        line = await self._lines.readline()
         if line == "":
             raise EOFError
         return line.strip()

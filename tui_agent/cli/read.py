@@ -33,9 +33,8 @@ import asyncio
 import sys
 from typing import Sequence
 
-from tui_agent.cli.common import CommandParser, UsageError, settings_from
+from tui_agent.cli.common import CommandParser, UsageError, add_common, settings_from
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
-from tui_agent.config import config_path
 
 FORMATS = ("markdown", "text")
 
@@ -51,13 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, metavar="N",
                    help="observation token cap (default: observation_max_tokens, 8000)")
     p.add_argument("--goal", metavar="TEXT", help="also run the goal-directed extraction with the configured model")
-    g = p.add_argument_group("settings (as for tui-agent run)")
-    g.add_argument("--allow-private-urls", action="store_const", const=True,
-                   help="let loopback and private-network addresses be fetched")
-    g.add_argument("--model", help="litellm model string for --goal, e.g. openai/gpt-4.1-mini")
-    g.add_argument("--api-base", help="base URL of the provider for --goal")
-    g.add_argument("--extract-model", help="model for the extraction (default: the main model)")
-    g.add_argument("--config", dest="config_file", metavar="FILE", help=f"config file (default {config_path()})")
+    add_common(p)  # the model, limits, tools and storage flags, as every command takes them
     return p
 
 

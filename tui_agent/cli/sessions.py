@@ -17,14 +17,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from tui_agent.cli.common import UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
+from tui_agent.cli.common import Parser, UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
 from tui_agent.exit_codes import EXIT_NO_ANSWER
 from tui_agent.cli.run import run_headless
 from tui_agent.cli.verify import add_parser as add_verify_parser, cmd_verify
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tui-agent sessions", description="Stored sessions.")
+    p = Parser(prog="tui-agent sessions", description="Stored sessions.")
     sub = p.add_subparsers(dest="action", required=True, metavar="{list,show,export,fork,delete,verify,doctor}")
     lst = sub.add_parser("list", help="list sessions (ids in their short form: any unique part of an id is taken)")
     lst.add_argument("--filter", help="only sessions whose question contains this text")

@@ -54,8 +54,11 @@ def load_router_config(path: str) -> dict[str, Any]:
         data = yaml.safe_load(open(os.path.expanduser(path), encoding="utf-8").read())
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"router config {path}: cannot be read: {exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"router config {path}: not valid YAML or JSON: {exc}") from None
+    except yaml.YAMLError as exc:  # where and what, never the snippet of the file (it may hold a key)
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"router config {path}: not valid YAML or JSON{at}: "
+                          f"{getattr(exc, 'problem', None) or type(exc).__name__}") from None
     if isinstance(data, list):
         data = {"model_list": data}
     models = data.get("model_list") if isinstance(data, dict) else None

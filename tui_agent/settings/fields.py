@@ -139,7 +139,7 @@ class Settings:
     context_window: Annotated[Positive | None, _unset, Flag(MODEL)] = None
     """Context window in tokens; unset: litellm's model info, else 131072."""
     answer_reserve: Annotated[Positive, Flag(MODEL)] = 16384
-    """Tokens kept free for the forced answer: the token gate fires at context_window - answer_reserve."""
+    """Tokens kept free for the forced answer: the token gate fires at context_window - answer_reserve, so it must be below the window (a run with answer_reserve >= the window, given or the model's, refuses to start)."""
     forced_answer_tokens: Positive = 4096
     """Tokens left free for the forced answer's own text when its prompt is trimmed to fit the window."""
     budget_usd: Annotated[Seconds | None, _unset, Flag(MODEL)] = None
@@ -158,11 +158,11 @@ class Settings:
     """Consecutive failures (network, timeout, server error) after which a tool is disabled for the session."""
     context_policy: Annotated[str, AfterValidator(_policy_list), Flag(MODEL, metavar="POLICIES")] = "truncate"
     """What happens when the prompt reaches the token gate: a comma list of none, truncate, summarise, facts, applied in order; the forced answer stays the last exit."""
-    context_keep_rounds: Positive = 4
+    context_keep_rounds: Annotated[Positive, Flag(MODEL, metavar="N")] = 4
     """Rounds (a reply and its observations) the truncate and summarise policies keep verbatim."""
-    compact_at: Annotated[float, Field(gt=0, le=1)] = 1.0
+    compact_at: Annotated[float, Field(gt=0, le=1), Flag(MODEL, metavar="SHARE")] = 1.0
     """Share of the context window at which the policies compact; 1.0 means at the token gate (context_window - answer_reserve)."""
-    max_compactions: Annotated[int, Field(ge=0)] = 8
+    max_compactions: Annotated[int, Field(ge=0), Flag(MODEL, metavar="N")] = 8
     """Compactions per run; after them the token gate forces the answer as with the none policy."""
     compact_model: Text = None
     """Cheaper model for compaction calls (state notes, proposed summaries, facts); unset uses the main model."""

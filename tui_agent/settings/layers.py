@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 from pydantic import ValidationError
 
 from tui_agent.settings.fields import APP_NAME, Settings, flag_names, setting_names
+from tui_agent.settings.shown import shown, text
 
 ENV_PREFIX = "TUI_AGENT_"
 MAX_CONFIG_BYTES = 1024 * 1024  # a config file is a few lines; this bounds a device or pipe given as one
@@ -54,7 +55,18 @@ def env_values(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     names = {env_var(key) for key in setting_names()}
     if not any(name.upper() in names for name in environ):
         return {}
-    return _environment_source()(environ)()
+    from pydantic_settings import SettingsError
+
+    try:
+        return _environment_source()(environ)()
+    except SettingsError as exc:  # a table (mcp_servers, tool_policies) given as JSON that does not parse
+        import json
+        import re
+
+        named = re.search(r'field "(\w+)"', str(exc))
+        where = env_var(named.group(1)) if named else ENV_PREFIX + "*"
+        why = f": {exc.__cause__}" if isinstance(exc.__cause__, json.JSONDecodeError) else ""  # a position, no text
+        raise ConfigError(f"{where}: not valid JSON{why} (a table setting is given as a JSON object)") from None
 
 
 def env_var(key: str) -> str:
@@ -109,11 +121,18 @@ def _reason(error: Mapping[str, Any]) -> str:
 
 
 def _config_error(exc: ValidationError, values: Mapping[str, Any], where: Callable[[str], str]) -> ConfigError:
+    """One line per problem: where the value came from, the value (secrets hidden, see
+    ``settings.shown``), the key (dotted into its tables: 'tool_policies.api_key') and the rule."""
     lines = []
     for error in exc.errors():
-        key = str(error["loc"][0]) if error.get("loc") else "settings"
-        shown = "[secret]" if key == "api_key" else repr(values.get(key, error.get("input")))
-        lines.append(f"{where(key)}: bad value {shown} for '{key}': {_reason(error)}")
+        loc = tuple(error.get("loc") or ("settings",))
+        key = str(loc[0])
+        value = values[key] if len(loc) == 1 and key in values else error.get("input")
+        dotted = text(".".join(str(part) for part in loc))
+        hint = ""
+        if len(loc) == 2 and loc[1] in setting_names():  # a setting written below a [table]
+            hint = f" ('{loc[1]}' is a setting of its own, not a key of '{key}': in a file, put it above the first [table])"
+        lines.append(f"{where(key)}: bad value {shown(loc, value)} for '{dotted}': {_reason(error)}{hint}")
     return ConfigError("\n".join(lines))
 
 
@@ -126,7 +145,7 @@ def apply(s: Settings, values: Mapping[str, Any], source: str | Callable[[str], 
     known = set(setting_names())
     for key, raw in values.items():
         if key not in known:
-            raise ConfigError(f"{where(key)}: unknown setting '{key}'")
+            raise ConfigError(f"{where(key)}: unknown setting '{text(key)}'")
         try:
             setattr(s, key, raw)
         except ValidationError as exc:
@@ -142,7 +161,7 @@ def validate(s: Settings, source: str = "settings", origin: Mapping[str, str] | 
     origin = origin or {}
 
     def named(key: str, show: bool = False) -> str:
-        said = [repr(getattr(s, key))] if show else []
+        said = [shown((key,), getattr(s, key))] if show else []
         said += [f"from {origin[key]}"] if key in origin else []
         return f"'{key}'" + (f" ({', '.join(said)})" if said else "")
 
@@ -154,7 +173,7 @@ def validate(s: Settings, source: str = "settings", origin: Mapping[str, str] | 
     for key in ("router_config", "system_prompt_file"):
         value = getattr(s, key)
         if value and not Path(value).expanduser().is_file():
-            raise ConfigError(f"{source}: {named(key)} {value!r} is not a readable file")
+            raise ConfigError(f"{source}: {named(key)} {shown((key,), value)} is not a readable file")
     return s
 
 
