@@ -159,7 +159,7 @@ class Settings:
     context_policy: Annotated[str, AfterValidator(_policy_list), Flag(MODEL, metavar="POLICIES")] = "truncate"
     """What happens when the prompt reaches the token gate: a comma list of none, truncate, summarise, facts, applied in order; the forced answer stays the last exit."""
     context_keep_rounds: Annotated[Positive, Flag(MODEL, metavar="N")] = 4
-    """Rounds (a reply and its observations) the truncate and summarise policies keep verbatim."""
+    """Rounds (a reply and its observations) the truncate and summarise policies keep verbatim; at the token gate they keep fewer (down to the last round) when keeping this many would leave the prompt over it, and say so."""
     compact_at: Annotated[float, Field(gt=0, le=1), Flag(MODEL, metavar="SHARE")] = 1.0
     """Share of the context window at which the policies compact; 1.0 means at the token gate (context_window - answer_reserve)."""
     max_compactions: Annotated[int, Field(ge=0), Flag(MODEL, metavar="N")] = 8
