@@ -8,6 +8,9 @@ this module loads theirs instead of keeping a hand-written copy:
 - ``secret_rule_data/noseyparker/*.yml``: Nosey Parker's built-in rules (Apache-2.0, see
   ``LICENSE.noseyparker`` and ``NOTICE.noseyparker``), verbatim; only the rules of its
   ``default`` ruleset (``rulesets-default.yml.txt``: the high-precision ones) are used;
+- ``secret_rule_data/kingfisher/*.yml``: MongoDB Kingfisher's rules (Apache-2.0, see
+  ``LICENSE.kingfisher`` and ``NOTICE.kingfisher``), verbatim; the rules Kingfisher reports by
+  default (confidence medium or high) and shows (``visible: false`` marks an id, not a secret);
 - ``secret_rule_data/supplement.toml``: a few formats neither set has yet, in gitleaks' format,
   each with the provider documentation it follows.
 
@@ -56,6 +59,12 @@ EXCLUDED_RULES = frozenset({
     "noseyparker:np.pem.1", "gitleaks:private-key",
     # curl -u user:password: redaction.py masks the password and keeps the user.
     "gitleaks:curl-auth-user",
+    # Kingfisher's URL rules report the scheme or the whole URL, its PEM rules the key body: the
+    # URL and PEM detectors of redaction.py mask the password and the whole block.
+    "kingfisher:kingfisher.uri.1", "kingfisher:kingfisher.mongodb.3", "kingfisher:kingfisher.pem.1",
+    "kingfisher:kingfisher.privkey.1", "kingfisher:kingfisher.privkey.2",
+    # A user name (REACT_APP_AUTH_USERNAME=bowie), not a secret.
+    "kingfisher:kingfisher.reactapp.1",
 })
 """Rules not used (by id), each for the reason given."""
 SECRET_GROUPS = {
@@ -64,8 +73,15 @@ SECRET_GROUPS = {
     "np.mongodb.1": (2,), "np.netrc.1": (3,), "np.odbc.1": (2,), "np.phpmailer.1": (3,), "np.postgres.1": (2,),
     "np.psexec.1": (2,), "np.vmware.1": (2,),
 }
-"""Nosey Parker reports every capture group of a rule; of its rules that capture a user, host or
-client id besides the secret, the groups that hold the secret (the others stay readable)."""
+KINGFISHER_SECRET_GROUPS = {
+    "kingfisher.azure.1": (2,), "kingfisher.azure.2": (3,), "kingfisher.blynk.8": (2,), "kingfisher.blynk.9": (2,),
+    "kingfisher.discord.1": (2,), "kingfisher.google.6": (2, 3), "kingfisher.gradle.1": (2,),
+    "kingfisher.netrc.1": (3,), "kingfisher.odbc.1": (2,), "kingfisher.psexec.1": (2,), "kingfisher.readme.1": (1,),
+    "kingfisher.twitter.v2.1": (1,), "kingfisher.youtube.1": (1, 2),
+}
+"""Nosey Parker reports every capture group of a rule, Kingfisher its first; of their rules that
+capture a user, host or client id besides the secret, the groups that hold the secret (the others
+stay readable)."""
 KEYWORD_WINDOW = 200
 """A gitleaks rule with keywords counts a match only when one of them occurs in it or this many
 characters around it (gitleaks asks for them in the scanned file; a 40-hex commit hash is not a
@@ -138,6 +154,33 @@ def _noseyparker_rules() -> list[Rule]:
     return rules
 
 
+KINGFISHER_SAFE_LIST = (
+    r"(?i)123456789|abcdefghij",
+    r"(?i)\b(AKIA(?:.*?EXAMPLE|.*?FAKE|TEST|.*?SAMPLE))\b",
+    r"(?i)EXAMPLEKEY",
+    r"(?i)<secretmanager>|\bclasspath://|\bSECRETMANAGER",
+)
+"""Kingfisher's own safe list (``src/safe_list.rs``), the entries that can apply to a secret
+alone: a match holding one of these is a placeholder, not a credential."""
+KINGFISHER_CONFIDENCE = frozenset({"medium", "high"})
+"""Kingfisher reports rules of these confidences by default (``--confidence medium``)."""
+
+
+def kingfisher_entries() -> Iterator[tuple[Rule, dict]]:
+    """Each Kingfisher rule it reports by default, with its YAML entry (``examples``,
+    ``negative_examples``): the secret is the first capture group that matched (else the match),
+    kept when its entropy reaches the rule's ``min_entropy``."""
+    for entry in sorted(_data().joinpath("kingfisher").iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith((".yml", ".yaml")):
+            continue
+        for r in yaml.load(entry.read_text(encoding="utf-8"), Loader=_YAML_LOADER).get("rules") or []:
+            if r.get("visible") is False or str(r.get("confidence") or "medium").lower() not in KINGFISHER_CONFIDENCE:
+                continue
+            groups = KINGFISHER_SECRET_GROUPS.get(r["id"], ())
+            yield Rule(f"kingfisher:{r['id']}", r["pattern"], groups, float(r.get("min_entropy") or 0),
+                       KINGFISHER_SAFE_LIST), r
+
+
 _REPEAT_OVER_1000 = re.compile(r"\{(\d+),\d{4,}\}")  # RE2 counts to 1000: {20,1024} becomes {20,}
 
 
@@ -197,7 +240,13 @@ def compact_verbose(pattern: str) -> str:
 
 
 _SKIPPED: list[str] = []
-"""Ids of rules RE2 could not compile (none in the vendored sets; for future updates)."""
+"""Ids of rules RE2 could not compile: reported by :func:`skipped` and left out."""
+
+
+def skipped() -> tuple[str, ...]:
+    """Ids of the vendored rules RE2 could not compile (after :func:`compiled`), which are not used."""
+    compiled()
+    return tuple(_SKIPPED)
 
 
 @dataclass
@@ -230,7 +279,7 @@ def _compiled() -> _Compiled:
     options.log_errors = False
     rules = []
     rule_set = re2.Filter()
-    for rule in gl + _noseyparker_rules() + sup:
+    for rule in gl + _noseyparker_rules() + [rule for rule, _ in kingfisher_entries()] + sup:
         if rule.id in EXCLUDED_RULES:
             continue
         rule = replace(rule, pattern=re2_pattern(rule.pattern))
