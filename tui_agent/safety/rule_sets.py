@@ -41,6 +41,7 @@ import re2
 import yaml
 
 from tui_agent.safety.assignments import is_placeholder
+from tui_agent.safety.rule_syntax import compact_verbose, re2_pattern  # noqa: F401 (part of this module's API)
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
 
@@ -181,62 +182,9 @@ def kingfisher_entries() -> Iterator[tuple[Rule, dict]]:
                        KINGFISHER_SAFE_LIST), r
 
 
-_REPEAT_OVER_1000 = re.compile(r"\{(\d+),\d{4,}\}")  # RE2 counts to 1000: {20,1024} becomes {20,}
-
-
-def re2_pattern(pattern: str) -> str:
-    """A vendored rule's pattern as RE2 compiles it (verbose syntax compacted, long counts opened)."""
-    return _REPEAT_OVER_1000.sub(r"{\1,}", compact_verbose(pattern))
-
-
 _ESCAPES_ONLY = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4})+$")  # '\xa1\xa2' in a test
+_PASSWORD_HASH = re.compile(r"\$(?:[0-9]|2[abxy]|y|gy|argon2(?:id|i|d)|krb5\w*|scrypt|pbkdf2[\w-]*)\$")  # crypt(3)
 _SNAKE_WORDS = re.compile(r"[a-z]+(?:_[a-z]+){2,}$")  # configured_client_secret: a variable, not its value
-_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
-
-
-def compact_verbose(pattern: str) -> str:
-    """A Nosey Parker pattern (Rust syntax, often ``(?x)`` with ``#`` and ``(?# …)`` comments) in
-    RE2 syntax: comments and insignificant whitespace removed, escaped spaces kept as ``\\x20``."""
-    verbose = False
-
-    def strip_x(m: re.Match[str]) -> str:
-        nonlocal verbose
-        flags = m.group(1)
-        if "x" in flags:
-            verbose = True
-            flags = flags.replace("x", "")
-        return f"(?{flags})" if flags else ""
-
-    pattern = _FLAGS.sub(strip_x, pattern)
-    out, i, n, in_class = [], 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            out.append(r"\x20" if nxt == " " else "\\" + nxt)
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]" or (out and out[-1] == "[")
-            out.append(c)
-        elif pattern.startswith("(?#", i):
-            i = pattern.index(")", i)
-        elif verbose and c == "#":
-            j = pattern.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        elif verbose and c.isspace():
-            pass
-        else:
-            if c == "[":
-                in_class = True
-                if pattern.startswith("[^]", i) or pattern.startswith("[]", i):
-                    out.append(pattern[i:i + 2 + (pattern[i + 1] == "^")])
-                    i += 2 + (pattern[i + 1] == "^")
-                    continue
-            out.append(c)
-        i += 1
-    return "".join(out)
 
 
 _SKIPPED: list[str] = []
@@ -395,7 +343,8 @@ def _allowed(c: _Compiled, index: int, secret: str, match: str) -> bool:
     """The rule set's own allowlists, its entropy threshold, and placeholders."""
     rule = c.rules[index]
     core = secret.strip("\\\"'` ")
-    if (len(core) < MIN_SECRET_CHARS or uniform(core) or is_placeholder(core) or _ESCAPES_ONLY.match(core)
+    if (len(core) < MIN_SECRET_CHARS or uniform(core) or (is_placeholder(core) and not _PASSWORD_HASH.match(core))
+            or _ESCAPES_ONLY.match(core)
             or _SNAKE_WORDS.match(core)):
         return True
     if rule.entropy and entropy(secret) < rule.entropy:
