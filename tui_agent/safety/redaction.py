@@ -17,6 +17,8 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 - credentials in URLs (``scheme://user:password@host``: the password);
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
 - assignments whose name says secret (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
+- a random-looking value after a secret word without an operator (``api key 4f9c…``, ``password
+  is …``) and prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
 - values of environment variables whose names say secret, when the value looks like a secret
   (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
 """
@@ -34,6 +36,7 @@ from urllib.parse import quote
 
 from tui_agent.safety import rule_sets, secret_rules
 from tui_agent.safety.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
+from tui_agent.safety.keywords import keyword_spans
 
 REDACTED = "[REDACTED]"
 
@@ -68,9 +71,14 @@ class Finding:
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-# Without an END line the block runs over what a key body is made of (base64, header lines,
-# whitespace, or the literal \n of a key quoted inside JSON).
-_PEM_BODY = re.compile(r"(?:\\[nr]|[A-Za-z0-9+/=\s:,\-])*")
+# Without an END line the block runs over what a key body is made of: base64 runs (16 characters
+# or more with a digit, + or /, or a short last one ending in =), armor header lines (Proc-Type:,
+# DEK-Info:, Version:, Comment:), more armor lines, separated by whitespace or the literal \n of a
+# key quoted inside JSON. Prose after the key is not part of it.
+_PEM_BODY = re.compile(
+    r"(?:(?:\s|\\[nr])*(?:(?=[A-Za-z=]*[0-9+/])[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}"
+    r"|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset):[^\n\\]*|-----[A-Z0-9 ]{0,60}-----))*"
+)
 
 
 def _pem_spans(text: str) -> Iterator[Finding]:
@@ -286,6 +294,7 @@ def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
     findings.extend(_curl_spans(text))
     findings.extend(Finding(s, e, kind) for s, e, kind in assignment_spans(text))
     findings.extend(Finding(s, e, kind) for s, e, kind in kubernetes_secret_spans(text))
+    findings.extend(Finding(s, e, kind) for s, e, kind in keyword_spans(text))
     return findings
 
 

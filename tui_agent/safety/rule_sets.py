@@ -62,8 +62,10 @@ EXCLUDED_RULES = frozenset({
     "gitleaks:curl-auth-user",
     # Kingfisher's URL rules report the scheme or the whole URL, its PEM rules the key body: the
     # URL and PEM detectors of redaction.py mask the password and the whole block.
-    "kingfisher:kingfisher.uri.1", "kingfisher:kingfisher.mongodb.3", "kingfisher:kingfisher.pem.1",
-    "kingfisher:kingfisher.privkey.1", "kingfisher:kingfisher.privkey.2",
+    "kingfisher:kingfisher.uri.1", "kingfisher:kingfisher.mongodb.3", "kingfisher:kingfisher.postgres.1",
+    "kingfisher:kingfisher.pem.1", "kingfisher:kingfisher.privkey.1", "kingfisher:kingfisher.privkey.2",
+    # Stripe pk_live_ keys are public by design (secret_rules.py); sk_live_ is kingfisher.stripe.2's.
+    "kingfisher:kingfisher.stripe.1",
     # A user name (REACT_APP_AUTH_USERNAME=bowie), not a secret.
     "kingfisher:kingfisher.reactapp.1",
 })

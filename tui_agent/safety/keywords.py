@@ -1,0 +1,113 @@
+"""Secrets written after a keyword without an assignment operator, and prefixed tokens of unknown
+providers.
+
+- Keyword near a token: ``api key 4f9c…``, ``my password is Tr0ub4dor&3``, ``token\\n  ghx_…``,
+  ``Secret: …`` in prose. A secret word (:data:`KEYWORDS`), then at most MAX_FILLER_WORDS short
+  words or signs (``is``, ``for``, ``:``, ``-``, ``/``) on the same or the next line, then one
+  whitespace-free value. The value is masked only when it passes the gates: at least
+  MIN_TOKEN_CHARS (MIN_PASSWORD_CHARS after a password word), random-looking
+  (:func:`tui_agent.safety.assignments.looks_random`), entropy of at least MIN_TOKEN_ENTROPY bits
+  per character (MIN_PASSWORD_ENTROPY for a password), and not a name, reference, path, URL,
+  e-mail address or words joined by dashes.
+- Prefixed token: a lower-case prefix of 2–8 letters and ``_`` or ``-`` (``vcp_``, ``shpss_``),
+  then PREFIXED_BODY_CHARS or more letters and digits in both cases with at least
+  PREFIXED_BODY_ENTROPY bits per character: the shape providers give their keys, whatever the
+  provider (an identifier in code has words in it and less entropy).
+
+Linear: keywords and prefixes are found by one regex pass each; after each keyword the fillers and
+the value are matched by an anchored regex of bounded length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from tui_agent.safety.assignments import (
+    _NOT_SECRET_VALUE_RE, _REFERENCE_RE, _WORDS_RE, _is_reference, _looks_like_location, entropy, is_placeholder,
+    looks_random)
+
+MIN_TOKEN_CHARS = 16
+"""Shortest value masked after a token, key or secret word."""
+MIN_PASSWORD_CHARS = 8
+"""Shortest value masked after a password word."""
+MIN_TOKEN_ENTROPY = 3.3
+"""Fewest bits per character of a value after a token word (hex of 16+ characters has ~3.5)."""
+MIN_PASSWORD_ENTROPY = 2.5
+"""Fewest bits per character of a value after a password word (8 distinct characters have 3)."""
+MAX_FILLER_WORDS = 3
+"""Short words or signs allowed between the keyword and the value."""
+MAX_VALUE_CHARS = 300
+"""Longest value read after a keyword (a longer run is masked to this length and beyond by its end)."""
+PREFIXED_BODY_CHARS = 30
+"""Fewest characters after the prefix of a prefixed token."""
+PREFIXED_BODY_ENTROPY = 4.3
+"""Fewest bits per character of a prefixed token's body (random base62 of 30+ characters has ~4.6
+and more; camelCase identifiers stay under ~4.1)."""
+
+KEYWORDS = (
+    "api key", "api-key", "api_key", "apikey", "access key", "access-key", "access_key", "secret key", "secret_key",
+    "private key", "client secret", "client_secret", "access token", "access_token", "auth token", "auth_token",
+    "api token", "api_token", "bearer token", "refresh token", "token", "tokens", "secret", "secrets",
+    "password", "passwords", "passwd", "passphrase", "pwd", "credential", "credentials", "keys",
+)
+"""Words after which a random-looking value is a secret (case-insensitive, whole words)."""
+_PASSWORD_WORDS = ("password", "passwords", "passwd", "passphrase", "pwd")
+
+_KEYWORD_RE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_\-.])(" + "|".join(re.escape(k) for k in sorted(KEYWORDS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9_])"
+)
+_SEP = r"[ \t\"'`*]*(?:\r?\n[ \t\"'`*]*)?"  # spaces, quotes, bold marks, at most one line break
+_FILLER = r"(?:(?:is|was|are|be|for|of|to|the|my|your|our|this|here|it|as|id|key|set)(?![A-Za-z0-9])|[:=/\-–—>|]{1,2})"
+_VALUE_RE = re.compile(
+    r"(?:%s%s){0,%d}%s(?P<v>[A-Za-z0-9+/=_\-~!#$%%^&\\][A-Za-z0-9+/=_\-~!@#$%%^&:.\\]{%d,%d})(?![^\s\"'`<>,;()\[\]{}*])"
+    % (_SEP, _FILLER, MAX_FILLER_WORDS, _SEP, MIN_PASSWORD_CHARS - 1, MAX_VALUE_CHARS - 1)
+)
+_PREFIXED_RE = re.compile(r"(?<![A-Za-z0-9_\-./+])[a-z]{2,8}[_\-](?P<b>[A-Za-z0-9]{%d,256})(?![A-Za-z0-9_\-])"
+                          % PREFIXED_BODY_CHARS)
+_TRAILING = ".:!?"
+_SEQUENTIAL = re.compile(r"(?i)123456789|abcdefghij")  # a placeholder (Kingfisher's safe list)
+_WORD_HUMPS = re.compile(r"[A-Z]?[a-z]{3,}")
+MAX_WORD_SHARE = 0.75
+"""A prefixed token's body with more than this share in camelCase words of 3+ letters is an
+identifier (``assertRaisesRegexWithCallable2``: nearly all); random base62 has about a sixth, and
+under 0.72 in 2,000 draws of 32 characters."""
+
+
+def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of each value masked after a keyword, and of each prefixed token."""
+    done_until = -1
+    for k in _KEYWORD_RE.finditer(text):
+        if k.start() < done_until:
+            continue
+        m = _VALUE_RE.match(text, k.end())
+        if m is None:
+            continue
+        s, e = m.span("v")
+        if "=" in text[k.end():s]:
+            continue  # name = value: the assignment detector's (tui_agent.safety.assignments)
+        while e > s and text[e - 1] in _TRAILING:
+            e -= 1
+        if _secret_value(text[s:e], k.group(1).lower() in _PASSWORD_WORDS):
+            done_until = e
+            yield s, e, "keyword-near-token"
+    for m in _PREFIXED_RE.finditer(text):
+        b = m.group("b")
+        if (not b.isalpha() and not b.isdigit() and b.lower() != b and b.upper() != b
+                and entropy(b) >= PREFIXED_BODY_ENTROPY and not is_placeholder(b) and not _SEQUENTIAL.search(b)
+                and sum(len(w) for w in _WORD_HUMPS.findall(b)) <= MAX_WORD_SHARE * len(b)):
+            yield m.start(), m.end(), "prefixed-token"
+
+
+def _secret_value(value: str, password: bool) -> bool:
+    if len(value) < (MIN_PASSWORD_CHARS if password else MIN_TOKEN_CHARS):
+        return False
+    if (not looks_random(value, MIN_PASSWORD_CHARS) or _looks_like_location(value) or "://" in value
+            or _SEQUENTIAL.search(value)):
+        return False
+    if entropy(value) < (MIN_PASSWORD_ENTROPY if password else MIN_TOKEN_ENTROPY):
+        return False
+    if _is_reference(value) or _REFERENCE_RE.match(value) or _WORDS_RE.match(value) or _NOT_SECRET_VALUE_RE.search(value):
+        return False
+    return True
