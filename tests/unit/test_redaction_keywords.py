@@ -108,3 +108,8 @@ def test_a_key_quoted_in_json_without_end_is_masked_to_its_closing_quote():
 def test_an_armored_pgp_block_with_headers_and_checksum_is_masked_whole():
     text = f"-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n{KEY_LINES}\n=Ab3d\n-----END PGP PRIVATE KEY BLOCK-----\nafter"
     assert redact(text, {}) == f"{REDACTED}\nafter"
+
+
+def test_a_secret_found_once_is_masked_wherever_else_it_occurs_in_the_text():
+    text = f"stripe token = '{TOKEN}'\nlog: retrying with {TOKEN} | {TOKEN}"
+    assert redact(text, {}) == f"stripe token = '{REDACTED}'\nlog: retrying with {REDACTED} | {REDACTED}"

@@ -84,26 +84,35 @@ def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lower-case to two: ASCII-only lowering
         lowered = text.translate(_ASCII_LOWER)
-    for k in _KEYWORD_RE.finditer(lowered):
-        if k.start() < done_until or (k.start() and text[k.start() - 1] in _WORD_CHARS):
+    k = _KEYWORD_RE.search(lowered)
+    while k is not None:
+        pos = k.start()
+        if pos < done_until or (pos and text[pos - 1] in _WORD_CHARS):
+            k = _KEYWORD_RE.search(lowered, pos + 1)  # "api token" inside "neutrinoapi token": try "token"
             continue
-        m = _VALUE_RE.match(text, k.end())
-        if m is None:
-            continue
-        s, e = m.span("v")
-        if "=" in text[k.end():s]:
-            continue  # name = value: the assignment detector's (tui_agent.safety.assignments)
-        while e > s and text[e - 1] in _TRAILING:
-            e -= 1
-        if _secret_value(text[s:e], k.group(1).lower() in _PASSWORD_WORDS):
-            done_until = e
-            yield s, e, "keyword-near-token"
+        span = _value_after(text, k)
+        if span:
+            done_until = span[1]
+            yield span[0], span[1], "keyword-near-token"
+        k = _KEYWORD_RE.search(lowered, k.end())
     for m in _PREFIXED_RE.finditer(text):
         b = m.group("b")
         if (not b.isalpha() and not b.isdigit() and b.lower() != b and b.upper() != b
                 and entropy(b) >= PREFIXED_BODY_ENTROPY and not is_placeholder(b) and not _SEQUENTIAL.search(b)
                 and sum(len(w) for w in _WORD_HUMPS.findall(b)) <= MAX_WORD_SHARE * len(b)):
             yield m.start(), m.end(), "prefixed-token"
+
+
+def _value_after(text: str, k: re.Match[str]) -> tuple[int, int] | None:
+    m = _VALUE_RE.match(text, k.end())
+    if m is None:
+        return None
+    s, e = m.span("v")
+    if "=" in text[k.end():s]:
+        return None  # name = value: the assignment detector's (tui_agent.safety.assignments)
+    while e > s and text[e - 1] in _TRAILING:
+        e -= 1
+    return (s, e) if _secret_value(text[s:e], k.group(1) in _PASSWORD_WORDS) else None
 
 
 def _secret_value(value: str, password: bool) -> bool:

@@ -20,7 +20,8 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 - a random-looking value after a secret word without an operator (``api key 4f9c…``, ``password
   is …``) and prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
 - values of environment variables whose names say secret, when the value looks like a secret
-  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
+  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form;
+- every other occurrence, in the same text, of a secret one of the above found.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from typing import Callable, Iterator, Mapping
 from urllib.parse import quote
 
 from tui_agent.safety import rule_sets, secret_rules
-from tui_agent.safety.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
+from tui_agent.safety.assignments import (
+    _NOT_SECRET_VALUE_RE, assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random)
 from tui_agent.safety.keywords import keyword_spans
 
 REDACTED = "[REDACTED]"
@@ -295,7 +297,31 @@ def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
     findings.extend(Finding(s, e, kind) for s, e, kind in assignment_spans(text))
     findings.extend(Finding(s, e, kind) for s, e, kind in kubernetes_secret_spans(text))
     findings.extend(Finding(s, e, kind) for s, e, kind in keyword_spans(text))
+    findings.extend(_repeated_spans(text, findings))
     return findings
+
+
+MIN_REPEATED_CHARS = 8
+"""A secret found once is masked wherever else it occurs in the same text when it is at least
+this long and random-looking (a token quoted again in a log line, a table, a second config; not
+a word-like password such as ``doesnotexist``, which may be an ordinary word elsewhere)."""
+MAX_REPEATED_VALUES = 256
+"""At most this many distinct secrets of one text are looked for again (the longest first)."""
+
+
+def _repeated_spans(text: str, findings: list[Finding]) -> Iterator[Finding]:
+    """Other occurrences of the secrets found: one RE2 pass (linear) over the text."""
+    values = {text[f.start:f.end] for f in findings if f.end - f.start >= MIN_REPEATED_CHARS}
+    values = sorted((v for v in values if looks_random(v) and not _NOT_SECRET_VALUE_RE.search(v)
+                     and not any(c.isspace() for c in v)), key=lambda v: (-len(v), v))
+    if not values:
+        return
+    import re2  # already loaded by the rule sets
+
+    found = {(f.start, f.end) for f in findings}
+    for m in re2.compile("|".join(re2.escape(v) for v in values[:MAX_REPEATED_VALUES])).finditer(text):
+        if m.span() not in found:
+            yield Finding(m.start(), m.end(), "repeated-secret")
 
 
 MEMO_MAX_TEXT = 65_536
