@@ -10,7 +10,8 @@ Sections of ``bench_redaction.py --only corpora`` (functions here, so the main f
   so a tuned figure);
 - recall on trufflehog's detector tests (AGPL-3.0: not copied into this repository), read from a
   git checkout given with ``--trufflehog DIR``: each ``want`` string of a test case whose name
-  does not say invalid, found whole in its ``input``;
+  does not say invalid, found whole in its ``input`` (realistic, not a URL or host name), split
+  like the corpora by a hash of its file;
 - pages of the extraction dev set (``shared/extraction-dev``) whose main text ``redact`` changes;
 - the time to compile the rule sets in a fresh process (median of LOAD_RUNS), by rule source.
 """
@@ -153,13 +154,18 @@ def trufflehog_samples(checkout: Path) -> list[dict]:
     return samples
 
 
+_ENDPOINT = re.compile(r"://|^[\w.-]+\.(?:com|net|org|io|cloud|ai|co)(?::\d+)?(?:/|$)")
+"""A ``want`` string that is a URL or a host name is the endpoint a detector reports beside the
+secret, not a credential: not counted."""
+
+
 def trufflehog_recall(checkout: Path | None, redact, leaks, realistic, show: bool) -> None:
     if checkout is None:
         print("trufflehog detector tests: pass --trufflehog DIR (a git checkout; AGPL-3.0, not copied here)")
         return
     from build_recall_corpora import split_of
 
-    samples = [s for s in trufflehog_samples(checkout) if realistic(s["secret"])]
+    samples = [s for s in trufflehog_samples(checkout) if realistic(s["secret"]) and not _ENDPOINT.search(s["secret"])]
     c: collections.Counter = collections.Counter()
     for s in samples:
         split = split_of("trufflesecurity/trufflehog", s["path"])
