@@ -60,6 +60,9 @@ def test_redact_masks_a_short_password_after_a_password_word():
     "passwords must be 8-64 characters long",
     "the token limit_exceeded_error_code_2",
     "access token TOKEN_ENVIRONMENT_VARIABLE",
+    'VERSION = os.getenv("BETA_VERSION", "token-counting-2024-11-01")',
+    '_URL = "https://auth.example.com/oauth/token"\n_X509_SUBJECT_TOKEN_TYPE = "urn:x:params:oauth:token-type:x509"',
+    'GRANT = "urn:ietf:params:oauth:token-type:access_token"\n_RFC8693_GRANT_TYPE: Final = "x"',
 ])
 def test_redact_leaves_prose_and_code_after_a_secret_word(text):
     assert redact(text, {}) == text
@@ -81,6 +84,7 @@ def test_redact_masks_a_prefixed_random_token_of_a_provider_no_rule_knows(prefix
     "get_someVeryLongCamelCaseMethodNameForTests",
     "sha_0123456789abcdef0123456789abcdef01234567",
     "img_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef1",
+    '-> "file-bGl0ZWxsbTpmaWxlLWFiYzEyMzttb2RlbCxncHQtNG8taWZvb2Q"',  # base64 of "litellm:file-abc123;…"
 ])
 def test_redact_leaves_identifiers_shaped_like_prefixed_tokens(text):
     assert redact(text, {}) == text

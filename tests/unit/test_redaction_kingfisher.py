@@ -17,6 +17,9 @@ KINGFISHER_EXAMPLES_NOT_MATCHING_THEIR_RULE = {
     # The example "travis_token splendid21RANDOMCONTENT_token" is shorter than the rule's body.
     "kingfisher:kingfisher.travisci.1",
 }
+WORDS_IN_KINGFISHER_EXAMPLES = {"Availability"}
+"""What a rule captures in its example that is an English word, not a secret (linkedin.1's
+"LinkedIn ID Availability"): left alone on purpose."""
 
 
 def _in_use() -> dict[str, list[int]]:
@@ -56,7 +59,7 @@ def test_redact_masks_every_secret_kingfisher_reports_in_its_rules_examples():
             continue
         found = find_secrets(example, {})
         for start, end in rule_sets._secret_spans(m, rule):
-            if _kingfisher_drops(rule, example[start:end]):
+            if _kingfisher_drops(rule, example[start:end]) or example[start:end] in WORDS_IN_KINGFISHER_EXAMPLES:
                 dropped += 1
             elif any(f.start <= start + 1 and end - 1 <= f.end for f in found):
                 masked += 1

@@ -20,6 +20,8 @@ the value are matched by an anchored regex of bounded length.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Iterator
 
@@ -57,11 +59,13 @@ _PASSWORD_WORDS = ("password", "passwords", "passwd", "passphrase", "pwd")
 # Found in a lower-cased copy (a case-insensitive alternation is many times slower); the left
 # boundary is checked apart, so that re can skip ahead to the keywords' first letters.
 _KEYWORD_RE = re.compile(
-    "(" + "|".join(re.escape(k) for k in sorted(KEYWORDS, key=len, reverse=True)) + r")(?![a-z0-9_])"
+    "(" + "|".join(re.escape(k) for k in sorted(KEYWORDS, key=len, reverse=True)) + r")(?![a-z0-9_]|-[a-z0-9])"
 )
-_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:")
+"""A keyword after one of these is part of a name, path or URN (oauth/token, type:access_token)."""
 _ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-_SEP = r"[ \t\"'`*]*(?:\r?\n[ \t\"'`*]*)?"  # spaces, quotes, bold marks, at most one line break
+# spaces, quotes, bold marks; a line break only after spaces (a closing quote ends a string)
+_SEP = r"(?:[ \t*]*\r?\n[ \t\"'`*]*|[ \t\"'`*]*)"
 _FILLER = r"(?:(?:is|was|are|be|for|of|to|the|my|your|our|this|here|it|as|id|key|set)(?![A-Za-z0-9])|[:=/\-–—>|]{1,2})"
 _VALUE_RE = re.compile(
     r"(?:%s%s){0,%d}%s(?P<v>[A-Za-z0-9+/=_\-~!#$%%^&\\][A-Za-z0-9+/=_\-~!@#$%%^&:.\\]{%d,%d})(?![^\s\"'`<>,;()\[\]{}*])"
@@ -72,6 +76,9 @@ _PREFIXED_RE = re.compile(r"(?<![A-Za-z0-9_\-./+])[a-z]{2,8}[_\-](?P<b>[A-Za-z0-
 _TRAILING = ".:!?"
 _SEQUENTIAL = re.compile(r"(?i)123456789|abcdefghij")  # a placeholder (Kingfisher's safe list)
 _WORD_HUMPS = re.compile(r"[A-Z]?[a-z]{3,}")
+MIN_WORD_VOWELS = 0.25
+"""Words have this share of vowels or more (ClassificationOutputElement 0.4, RemovedInPyjwt3Warning 0.26);
+random letters about 0.19 (5 of 26)."""
 MAX_WORD_SHARE = 0.75
 """A prefixed token's body with more than this share in camelCase words of 3+ letters is an
 identifier (``assertRaisesRegexWithCallable2``: nearly all); random base62 has about a sixth, and
@@ -99,7 +106,7 @@ def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
         b = m.group("b")
         if (not b.isalpha() and not b.isdigit() and b.lower() != b and b.upper() != b
                 and entropy(b) >= PREFIXED_BODY_ENTROPY and not is_placeholder(b) and not _SEQUENTIAL.search(b)
-                and sum(len(w) for w in _WORD_HUMPS.findall(b)) <= MAX_WORD_SHARE * len(b)):
+                and not wordy(b) and not _encoded_text(b)):
             yield m.start(), m.end(), "prefixed-token"
 
 
@@ -123,6 +130,31 @@ def _secret_value(value: str, password: bool) -> bool:
         return False
     if entropy(value) < (MIN_PASSWORD_ENTROPY if password else MIN_TOKEN_ENTROPY):
         return False
-    if _is_reference(value) or _REFERENCE_RE.match(value) or _WORDS_RE.match(value) or _NOT_SECRET_VALUE_RE.search(value):
+    if _is_reference(value) or _REFERENCE_RE.match(value) or _NOT_SECRET_VALUE_RE.search(value):
         return False
-    return True
+    return not wordy(value)
+
+
+_ENV_NAME = re.compile(r"_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+
+
+def wordy(value: str) -> bool:
+    """Made of words: dashed or camelCase words (``RemovedInPyjwt3Warning``, ``token-counting``), a
+    mixed-case value with more than MAX_WORD_SHARE of it in words of 3+ letters with vowels as
+    words have them, or an upper-case name (``_X509_TOKEN_TYPE``)."""
+    if _WORDS_RE.match(value) or _ENV_NAME.match(value):
+        return True
+    if value.lower() == value or value.upper() == value:
+        return False  # single-case random strings have long letter runs too
+    humps = "".join(_WORD_HUMPS.findall(value))
+    vowels = sum(c in "aeiouAEIOU" for c in humps)
+    return len(humps) > MAX_WORD_SHARE * len(value) and vowels >= MIN_WORD_VOWELS * len(humps)
+
+
+def _encoded_text(body: str) -> bool:
+    """Base64 of printable text (``bGl0ZWxsbTpmaWxl…`` is "litellm:file…"): an encoded id, not a key."""
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) >= 8 and sum(32 <= b < 127 for b in raw) >= 0.9 * len(raw)

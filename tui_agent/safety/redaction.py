@@ -38,7 +38,7 @@ from urllib.parse import quote
 from tui_agent.safety import rule_sets, secret_rules
 from tui_agent.safety.assignments import (
     _NOT_SECRET_VALUE_RE, assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random)
-from tui_agent.safety.keywords import keyword_spans
+from tui_agent.safety.keywords import keyword_spans, wordy
 
 REDACTED = "[REDACTED]"
 
@@ -303,8 +303,8 @@ def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
 
 MIN_REPEATED_CHARS = 8
 """A secret found once is masked wherever else it occurs in the same text when it is at least
-this long and random-looking (a token quoted again in a log line, a table, a second config; not
-a word-like password such as ``doesnotexist``, which may be an ordinary word elsewhere)."""
+this long, random-looking and not made of words (a token quoted again in a log line, a table, a
+second config; not ``doesnotexist`` or ``RemovedInPyjwt3Warning``, which are words elsewhere)."""
 MAX_REPEATED_VALUES = 256
 """At most this many distinct secrets of one text are looked for again (the longest first)."""
 
@@ -312,7 +312,7 @@ MAX_REPEATED_VALUES = 256
 def _repeated_spans(text: str, findings: list[Finding]) -> Iterator[Finding]:
     """Other occurrences of the secrets found: one RE2 pass (linear) over the text."""
     values = {text[f.start:f.end] for f in findings if f.end - f.start >= MIN_REPEATED_CHARS}
-    values = sorted((v for v in values if looks_random(v) and not _NOT_SECRET_VALUE_RE.search(v)
+    values = sorted((v for v in values if looks_random(v) and not _NOT_SECRET_VALUE_RE.search(v) and not wordy(v)
                      and not any(c.isspace() for c in v)), key=lambda v: (-len(v), v))
     if not values:
         return
