@@ -8,7 +8,7 @@ providers.
   MIN_TOKEN_CHARS (MIN_PASSWORD_CHARS after a password word), random-looking
   (:func:`tui_agent.safety.assignments.looks_random`), entropy of at least MIN_TOKEN_ENTROPY bits
   per character (MIN_PASSWORD_ENTROPY for a password), and not a name, reference, path, URL,
-  e-mail address or words joined by dashes.
+  e-mail address or words (:func:`wordy`). ``name = value`` is left to the assignment detector.
 - Prefixed token: a lower-case prefix of 2–8 letters and ``_`` or ``-`` (``vcp_``, ``shpss_``),
   then PREFIXED_BODY_CHARS or more letters and digits in both cases with at least
   PREFIXED_BODY_ENTROPY bits per character: the shape providers give their keys, whatever the
@@ -40,7 +40,8 @@ MIN_PASSWORD_ENTROPY = 2.5
 MAX_FILLER_WORDS = 3
 """Short words or signs allowed between the keyword and the value."""
 MAX_VALUE_CHARS = 300
-"""Longest value read after a keyword (a longer run is masked to this length and beyond by its end)."""
+"""Longest value read after a keyword (a longer run is not taken for a value here; long blobs are
+the rule sets' and the assignment detector's)."""
 PREFIXED_BODY_CHARS = 30
 """Fewest characters after the prefix of a prefixed token."""
 PREFIXED_BODY_ENTROPY = 4.3
