@@ -31,8 +31,14 @@
 - Time against input size on crafted texts (10 KB, 100 KB, 1 MB): the ratio of the last two
   shows the growth (10x for linear).
 
+- Corpora it was not tuned on (``benchmarks/recall_corpora.py``): secretlint, ripsecrets and
+  ggshield test data (MIT, ``benchmarks/data/recall_corpora.jsonl``) by source, split (tune /
+  held-out) and context; Kingfisher's rule examples; trufflehog's detector tests from a checkout
+  (``--trufflehog DIR``, AGPL-3.0, not copied); pages of the extraction dev set changed; the
+  rule sets' compile time in a fresh process.
+
 Run: ``.venv/bin/python benchmarks/bench_redaction.py [--repeat 7] [--show-misses]
-[--only recall|code|scaling|negatives|throughput]``.
+[--only recall|code|scaling|negatives|throughput|corpora] [--trufflehog DIR]``.
 """
 
 from __future__ import annotations
@@ -59,6 +65,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from tui_agent.safety.redaction import find_secrets, redact  # noqa: E402
 
@@ -475,7 +482,20 @@ def scaling() -> None:
 
 
 
-SECTIONS = ("recall", "code", "scaling", "negatives", "throughput")
+def other_corpora(trufflehog: Path | None, show: bool) -> None:
+    """Recall on corpora not tuned on, false positives on real pages, rule-set load time."""
+    import recall_corpora
+    from build_recall_corpora import realistic
+
+    recall_corpora.corpora_recall(redact, leaks, show)
+    print()
+    recall_corpora.kingfisher_recall(show)
+    recall_corpora.trufflehog_recall(trufflehog, redact, leaks, realistic, show)
+    recall_corpora.dev_pages_false_positives(show)
+    recall_corpora.load_time()
+
+
+SECTIONS = ("recall", "code", "scaling", "negatives", "throughput", "corpora")
 
 
 def main() -> None:
@@ -483,6 +503,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--show-misses", action="store_true", help="list missed samples and changed negatives")
     parser.add_argument("--only", choices=SECTIONS, action="append", help="run only these sections (repeatable)")
+    parser.add_argument("--trufflehog", type=Path, help="a git checkout of trufflesecurity/trufflehog (corpora section)")
     args = parser.parse_args()
     only = set(args.only or SECTIONS)
     samples = load_samples()
@@ -494,6 +515,9 @@ def main() -> None:
         detect_secrets_samples_recall(args.show_misses)
         print()
         gitleaks_fps(samples, args.show_misses)
+        print()
+    if "corpora" in only:
+        other_corpora(args.trufflehog, args.show_misses)
         print()
     if "code" in only:
         code_false_positives(args.show_misses)

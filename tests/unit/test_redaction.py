@@ -256,7 +256,8 @@ def test_redact_is_idempotent():
 
 def test_find_secrets_names_the_detector_and_the_vendored_rule():
     kinds = {f.kind for f in redaction.find_secrets(f"ghp_{body(36)} and password = '{SECRET}'", {})}
-    assert kinds == {"github-token", "gitleaks:github-pat", "noseyparker:np.github.1", "assignment-password"}
+    assert kinds == {"github-token", "gitleaks:github-pat", "noseyparker:np.github.1", "kingfisher:kingfisher.github.1",
+                     "prefixed-token", "assignment-password"}
 
 
 # --- environment values -----------------------------------------------------------------------

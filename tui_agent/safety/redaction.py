@@ -17,8 +17,11 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 - credentials in URLs (``scheme://user:password@host``: the password);
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
 - assignments whose name says secret (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
+- a random-looking value after a secret word without an operator (``api key 4f9c…``, ``password
+  is …``) and prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
 - values of environment variables whose names say secret, when the value looks like a secret
-  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
+  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form;
+- every other occurrence, in the same text, of a secret one of the above found.
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from typing import Callable, Iterator, Mapping
 from urllib.parse import quote
 
 from tui_agent.safety import rule_sets, secret_rules
-from tui_agent.safety.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
+from tui_agent.safety.assignments import (
+    _NOT_SECRET_VALUE_RE, assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random)
+from tui_agent.safety.keywords import keyword_spans, wordy
 
 REDACTED = "[REDACTED]"
 
@@ -68,9 +73,14 @@ class Finding:
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-# Without an END line the block runs over what a key body is made of (base64, header lines,
-# whitespace, or the literal \n of a key quoted inside JSON).
-_PEM_BODY = re.compile(r"(?:\\[nr]|[A-Za-z0-9+/=\s:,\-])*")
+# Without an END line the block runs over what a key body is made of: base64 runs (16 characters
+# or more with a digit, + or /, or a short last one ending in =), armor header lines (Proc-Type:,
+# DEK-Info:, Version:, Comment:), more armor lines, separated by whitespace or the literal \n of a
+# key quoted inside JSON. Prose after the key is not part of it.
+_PEM_BODY = re.compile(
+    r"(?:(?:\s|\\[nr])*(?:(?=[A-Za-z=]*[0-9+/])[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}"
+    r"|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset):[^\n\\]*|-----[A-Z0-9 ]{0,60}-----))*"
+)
 
 
 def _pem_spans(text: str) -> Iterator[Finding]:
@@ -286,7 +296,32 @@ def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
     findings.extend(_curl_spans(text))
     findings.extend(Finding(s, e, kind) for s, e, kind in assignment_spans(text))
     findings.extend(Finding(s, e, kind) for s, e, kind in kubernetes_secret_spans(text))
+    findings.extend(Finding(s, e, kind) for s, e, kind in keyword_spans(text))
+    findings.extend(_repeated_spans(text, findings))
     return findings
+
+
+MIN_REPEATED_CHARS = 8
+"""A secret found once is masked wherever else it occurs in the same text when it is at least
+this long, random-looking and not made of words (a token quoted again in a log line, a table, a
+second config; not ``doesnotexist`` or ``RemovedInPyjwt3Warning``, which are words elsewhere)."""
+MAX_REPEATED_VALUES = 256
+"""At most this many distinct secrets of one text are looked for again (the longest first)."""
+
+
+def _repeated_spans(text: str, findings: list[Finding]) -> Iterator[Finding]:
+    """Other occurrences of the secrets found: one RE2 pass (linear) over the text."""
+    values = {text[f.start:f.end] for f in findings if f.end - f.start >= MIN_REPEATED_CHARS}
+    values = sorted((v for v in values if looks_random(v) and not _NOT_SECRET_VALUE_RE.search(v) and not wordy(v)
+                     and not any(c.isspace() for c in v)), key=lambda v: (-len(v), v))
+    if not values:
+        return
+    import re2  # already loaded by the rule sets
+
+    found = {(f.start, f.end) for f in findings}
+    for m in re2.compile("|".join(re2.escape(v) for v in values[:MAX_REPEATED_VALUES])).finditer(text):
+        if m.span() not in found:
+            yield Finding(m.start(), m.end(), "repeated-secret")
 
 
 MEMO_MAX_TEXT = 65_536

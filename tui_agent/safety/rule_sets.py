@@ -8,6 +8,9 @@ this module loads theirs instead of keeping a hand-written copy:
 - ``secret_rule_data/noseyparker/*.yml``: Nosey Parker's built-in rules (Apache-2.0, see
   ``LICENSE.noseyparker`` and ``NOTICE.noseyparker``), verbatim; only the rules of its
   ``default`` ruleset (``rulesets-default.yml.txt``: the high-precision ones) are used;
+- ``secret_rule_data/kingfisher/*.yml``: MongoDB Kingfisher's rules (Apache-2.0, see
+  ``LICENSE.kingfisher`` and ``NOTICE.kingfisher``), verbatim; the rules Kingfisher reports by
+  default (confidence medium or high) and shows (``visible: false`` marks an id, not a secret);
 - ``secret_rule_data/supplement.toml``: a few formats neither set has yet, in gitleaks' format,
   each with the provider documentation it follows.
 
@@ -38,6 +41,8 @@ import re2
 import yaml
 
 from tui_agent.safety.assignments import is_placeholder
+from tui_agent.safety.keywords import wordy
+from tui_agent.safety.rule_syntax import compact_verbose, re2_pattern  # noqa: F401 (part of this module's API)
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
 
@@ -56,6 +61,17 @@ EXCLUDED_RULES = frozenset({
     "noseyparker:np.pem.1", "gitleaks:private-key",
     # curl -u user:password: redaction.py masks the password and keeps the user.
     "gitleaks:curl-auth-user",
+    # Kingfisher's URL rules report the scheme or the whole URL, its PEM rules the key body: the
+    # URL and PEM detectors of redaction.py mask the password and the whole block.
+    "kingfisher:kingfisher.uri.1", "kingfisher:kingfisher.mongodb.3", "kingfisher:kingfisher.postgres.1",
+    "kingfisher:kingfisher.pem.1", "kingfisher:kingfisher.privkey.1", "kingfisher:kingfisher.privkey.2",
+    # Stripe pk_live_ keys are public by design (secret_rules.py); sk_live_ is kingfisher.stripe.2's.
+    "kingfisher:kingfisher.stripe.1",
+    # A user name (REACT_APP_AUTH_USERNAME=bowie), not a secret.
+    "kingfisher:kingfisher.reactapp.1",
+    # Case-insensitive copies of case-sensitive prefixes (LTAI…, hf_…) that match words in URLs and
+    # code (__biz=ltAi…, HF_CAASIMULIA…); secret_rules.py and gitleaks have the exact formats.
+    "kingfisher:kingfisher.alibabacloud.1", "kingfisher:kingfisher.huggingface.1",
 })
 """Rules not used (by id), each for the reason given."""
 SECRET_GROUPS = {
@@ -64,8 +80,15 @@ SECRET_GROUPS = {
     "np.mongodb.1": (2,), "np.netrc.1": (3,), "np.odbc.1": (2,), "np.phpmailer.1": (3,), "np.postgres.1": (2,),
     "np.psexec.1": (2,), "np.vmware.1": (2,),
 }
-"""Nosey Parker reports every capture group of a rule; of its rules that capture a user, host or
-client id besides the secret, the groups that hold the secret (the others stay readable)."""
+KINGFISHER_SECRET_GROUPS = {
+    "kingfisher.azure.1": (2,), "kingfisher.azure.2": (3,), "kingfisher.blynk.8": (2,), "kingfisher.blynk.9": (2,),
+    "kingfisher.discord.1": (2,), "kingfisher.google.6": (2, 3), "kingfisher.gradle.1": (2,),
+    "kingfisher.netrc.1": (3,), "kingfisher.odbc.1": (2,), "kingfisher.psexec.1": (2,), "kingfisher.readme.1": (1,),
+    "kingfisher.twitter.v2.1": (1,), "kingfisher.youtube.1": (1, 2),
+}
+"""Nosey Parker reports every capture group of a rule, Kingfisher its first; of their rules that
+capture a user, host or client id besides the secret, the groups that hold the secret (the others
+stay readable)."""
 KEYWORD_WINDOW = 200
 """A gitleaks rule with keywords counts a match only when one of them occurs in it or this many
 characters around it (gitleaks asks for them in the scanned file; a 40-hex commit hash is not a
@@ -138,66 +161,46 @@ def _noseyparker_rules() -> list[Rule]:
     return rules
 
 
-_REPEAT_OVER_1000 = re.compile(r"\{(\d+),\d{4,}\}")  # RE2 counts to 1000: {20,1024} becomes {20,}
+KINGFISHER_SAFE_LIST = (
+    r"(?i)123456789|abcdefghij",
+    r"(?i)\b(AKIA(?:.*?EXAMPLE|.*?FAKE|TEST|.*?SAMPLE))\b",
+    r"(?i)EXAMPLEKEY",
+    r"(?i)<secretmanager>|\bclasspath://|\bSECRETMANAGER",
+)
+"""Kingfisher's own safe list (``src/safe_list.rs``), the entries that can apply to a secret
+alone: a match holding one of these is a placeholder, not a credential."""
+KINGFISHER_CONFIDENCE = frozenset({"medium", "high"})
+"""Kingfisher reports rules of these confidences by default (``--confidence medium``)."""
 
 
-def re2_pattern(pattern: str) -> str:
-    """A vendored rule's pattern as RE2 compiles it (verbose syntax compacted, long counts opened)."""
-    return _REPEAT_OVER_1000.sub(r"{\1,}", compact_verbose(pattern))
+def kingfisher_entries() -> Iterator[tuple[Rule, dict]]:
+    """Each Kingfisher rule it reports by default, with its YAML entry (``examples``,
+    ``negative_examples``): the secret is the first capture group that matched (else the match),
+    kept when its entropy reaches the rule's ``min_entropy``."""
+    for entry in sorted(_data().joinpath("kingfisher").iterdir(), key=lambda p: p.name):
+        if not entry.name.endswith((".yml", ".yaml")):
+            continue
+        for r in yaml.load(entry.read_text(encoding="utf-8"), Loader=_YAML_LOADER).get("rules") or []:
+            if r.get("visible") is False or str(r.get("confidence") or "medium").lower() not in KINGFISHER_CONFIDENCE:
+                continue
+            groups = KINGFISHER_SECRET_GROUPS.get(r["id"], ())
+            yield Rule(f"kingfisher:{r['id']}", r["pattern"], groups, float(r.get("min_entropy") or 0),
+                       KINGFISHER_SAFE_LIST), r
 
 
 _ESCAPES_ONLY = re.compile(r"(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4})+$")  # '\xa1\xa2' in a test
+_PASSWORD_HASH = re.compile(r"\$(?:[0-9]|2[abxy]|y|gy|argon2(?:id|i|d)|krb5\w*|scrypt|pbkdf2[\w-]*)\$")  # crypt(3)
 _SNAKE_WORDS = re.compile(r"[a-z]+(?:_[a-z]+){2,}$")  # configured_client_secret: a variable, not its value
-_FLAGS = re.compile(r"\(\?([a-zA-Z]+)\)")
-
-
-def compact_verbose(pattern: str) -> str:
-    """A Nosey Parker pattern (Rust syntax, often ``(?x)`` with ``#`` and ``(?# …)`` comments) in
-    RE2 syntax: comments and insignificant whitespace removed, escaped spaces kept as ``\\x20``."""
-    verbose = False
-
-    def strip_x(m: re.Match[str]) -> str:
-        nonlocal verbose
-        flags = m.group(1)
-        if "x" in flags:
-            verbose = True
-            flags = flags.replace("x", "")
-        return f"(?{flags})" if flags else ""
-
-    pattern = _FLAGS.sub(strip_x, pattern)
-    out, i, n, in_class = [], 0, len(pattern), False
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            nxt = pattern[i + 1]
-            out.append(r"\x20" if nxt == " " else "\\" + nxt)
-            i += 2
-            continue
-        if in_class:
-            in_class = c != "]" or (out and out[-1] == "[")
-            out.append(c)
-        elif pattern.startswith("(?#", i):
-            i = pattern.index(")", i)
-        elif verbose and c == "#":
-            j = pattern.find("\n", i)
-            i = n if j < 0 else j
-            continue
-        elif verbose and c.isspace():
-            pass
-        else:
-            if c == "[":
-                in_class = True
-                if pattern.startswith("[^]", i) or pattern.startswith("[]", i):
-                    out.append(pattern[i:i + 2 + (pattern[i + 1] == "^")])
-                    i += 2 + (pattern[i + 1] == "^")
-                    continue
-            out.append(c)
-        i += 1
-    return "".join(out)
 
 
 _SKIPPED: list[str] = []
-"""Ids of rules RE2 could not compile (none in the vendored sets; for future updates)."""
+"""Ids of rules RE2 could not compile: reported by :func:`skipped` and left out."""
+
+
+def skipped() -> tuple[str, ...]:
+    """Ids of the vendored rules RE2 could not compile (after :func:`compiled`), which are not used."""
+    compiled()
+    return tuple(_SKIPPED)
 
 
 @dataclass
@@ -230,7 +233,7 @@ def _compiled() -> _Compiled:
     options.log_errors = False
     rules = []
     rule_set = re2.Filter()
-    for rule in gl + _noseyparker_rules() + sup:
+    for rule in gl + _noseyparker_rules() + [rule for rule, _ in kingfisher_entries()] + sup:
         if rule.id in EXCLUDED_RULES:
             continue
         rule = replace(rule, pattern=re2_pattern(rule.pattern))
@@ -346,11 +349,14 @@ def _allowed(c: _Compiled, index: int, secret: str, match: str) -> bool:
     """The rule set's own allowlists, its entropy threshold, and placeholders."""
     rule = c.rules[index]
     core = secret.strip("\\\"'` ")
-    if (len(core) < MIN_SECRET_CHARS or uniform(core) or is_placeholder(core) or _ESCAPES_ONLY.match(core)
+    if (len(core) < MIN_SECRET_CHARS or uniform(core) or (is_placeholder(core) and not _PASSWORD_HASH.match(core))
+            or _ESCAPES_ONLY.match(core)
             or _SNAKE_WORDS.match(core)):
         return True
     if rule.entropy and entropy(secret) < rule.entropy:
         return True
+    if rule.id.startswith("kingfisher:") and wordy(core):
+        return True  # a provider's name near words: ZeroShotImageClassificationOutputElement is not a key
     lower = secret.lower()
     if any(w in lower for w in rule.stopwords) or any(w in lower for w in c.global_stopwords if len(w) > 3):
         return True
