@@ -116,7 +116,7 @@ class ToolRunner:
             call_id, error = rec.call_id, rec.error
         else:
             call_id = f"c{self.state.call_seq + 1}"
-            error = call.error or self.tools.validate(call.name, call.arguments)
+            error = call.error or self._check(call.name, call.arguments)
             self.emit(ActionProposed(call_id=call_id, tool=call.name, arguments=call.arguments, error=error))
         if error:
             hint = "" if self.tools.get(call.name) else "\nTheir schemas:\n" + self.tools.prompt_block()
@@ -151,6 +151,14 @@ class ToolRunner:
             if dup is not None:
                 return self._observe(call_id, call.name, args, dup, ObservationStatus.DUPLICATE)
         return await self._execute(call_id, tool, args)
+
+    def _check(self, name: str, arguments: JSON) -> str | None:
+        """The call's error before it is decided: an unknown tool, or arguments its schema refuses
+        (tools.schema_check: local $refs only, bounded). A tool the configuration denies is not
+        validated at all: the deny wins before its schema is touched."""
+        if self.tools.get(name) is not None and tool_policy.denies(name, self.settings.tool_policies):
+            return None
+        return self.tools.validate(name, arguments)
 
     async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
         """In order: a deny of the configuration's tool policies (wins over everything), the run's
