@@ -141,3 +141,21 @@ async def test_a_failed_servers_stderr_is_read_only_at_its_end_and_its_token_is_
     assert "these are my last words" in problem
     assert TOKEN not in for_terminal(problem) and "[REDACTED]" in for_terminal(problem)  # as any output shows it
     assert peak < 10_000_000  # 30 MB of stderr were written; reading it all would take more than that
+
+
+def test_tools_list_prints_no_control_or_bidi_character_and_no_token_from_a_description(tmp_path):
+    env = isolated_env(tmp_path)
+    config = Path(env["TUI_AGENT_CONFIG_DIR"])
+    config.mkdir(parents=True)
+    (config / "config.toml").write_text(
+        f"[mcp_servers.hostile]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(HOSTILE_SERVER)}]\n"
+        f"env = {{ HOSTILE_TOKEN = {json.dumps(TOKEN)} }}\n", encoding="utf-8")
+    for flags in (["--json"], []):
+        proc = cli("tools", "list", *flags, env=env, timeout=90)
+        assert proc.returncode == 0, proc.stderr
+        assert "mcp__hostile__forged" in proc.stdout
+        for raw in ("\x85", "\x9b", "\x7f", "\u202e", TOKEN):
+            assert raw not in proc.stdout + proc.stderr, (flags, raw)
+        if flags:  # and each line is still JSON
+            rows = [json.loads(line) for line in proc.stdout.splitlines()]
+            assert any("Look things up." in r["description"] for r in rows)
