@@ -117,7 +117,8 @@ class ToolRunner:
     async def _one_call(self, call: protocol.ParsedCall, rec: CallState | None = None) -> str:
         if rec is not None and rec.observation is not None:
             return rec.observation  # finished before the process stopped: never run again
-        if rec is not None and rec.started and not tool_policy.denies(call.name, self.settings.tool_policies):
+        if rec is not None and rec.started and not self._rerun_safe(call.name) \
+                and not tool_policy.denies(call.name, self.settings.tool_policies):
             # it may have run: said, never run again silently (a deny in force now says so instead)
             self.emit(Notice(level=NoticeLevel.WARNING, text=f"{rec.call_id} ({rec.tool}) had started when the "
                              "session stopped and its result was not saved: it may have run; it is not run again"))
@@ -162,6 +163,10 @@ class ToolRunner:
             if dup is not None:
                 return self._observe(call_id, call.name, args, dup, ObservationStatus.DUPLICATE)
         return await self._execute(call_id, tool, args)
+
+    def _rerun_safe(self, name: str) -> bool:
+        tool = self.tools.get(name)
+        return tool is not None and tool.rerun_safe
 
     def _check(self, name: str, arguments: JSON) -> str | None:
         """The call's error before it is decided: an unknown tool, or arguments its schema refuses

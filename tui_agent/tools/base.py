@@ -88,6 +88,9 @@ class Tool:
     name: ClassVar[str]
     description: ClassVar[str]
     parameters: ClassVar[dict[str, Any]]
+    # Running it twice does no harm (it only reads): a call that had started when the process
+    # stopped runs again on resume. Otherwise (MCP, plugins) it is not run again: the model is told.
+    rerun_safe: ClassVar[bool] = False
 
     def timeout_s(self, settings: "Settings") -> float:
         return settings.tool_timeout_s
