@@ -18,7 +18,8 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 - ``curl -u user:password`` / ``--user`` (the password; the user when the password is empty);
 - assignments whose name says secret (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
 - values of environment variables whose names say secret, when the value looks like a secret
-  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
+  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form; and the values
+  made known by :func:`add_known_values` (an MCP server's tokens).
 """
 
 from __future__ import annotations

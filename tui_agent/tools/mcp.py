@@ -7,6 +7,12 @@ written from them) and stop with the run (:meth:`McpServers.aclose`, also on can
 that cannot start is left out of the run with a message naming it; a call to one of its tools, a
 tool error, a server that stops or a call that hangs past ``mcp_call_timeout_s`` becomes an
 observation that says so (status ``failed``), never a traceback or a hang.
+
+A server is outside input: its description and every string of its schema reach the model through
+the observation's hygiene (escaped, redacted: :func:`shown_text`); what it may add is capped
+(``mcp_max_tools``, ``mcp_max_description_chars``, ``mcp_max_schema_chars``: :func:`offered`, with a
+warning naming it); the secrets its table hands it (``env``, ``args``, ``url``) are the redactor's
+known values from the moment the servers are set up (:mod:`tui_agent.safety.server_secrets`).
 """
 
 from __future__ import annotations

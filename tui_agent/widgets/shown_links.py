@@ -4,7 +4,8 @@ A model's answer, written from hostile pages, may hide a link's target behind ot
 (``[https://docs.example](https://evil.example/phish)``) or point it at another scheme
 (``vscode://…``, ``file:…``). :func:`parser` gives Textual's Markdown a parser whose links show
 their target: a link whose text is its own http(s) URL stays as it is; any other http(s) link
-becomes its text, unlinked, followed by ``(URL)``, the one part that opens; a link or image of any
+becomes its text, unlinked, followed by ``(URL)``, the one part that opens (or by nothing when the
+line shows that URL already, as a source line does); a link or image of any
 other scheme is plain text with its target in brackets. ``open_url`` (``safe_url``) is the second
 guard: only http(s) URLs ever open.
 """
@@ -39,6 +40,9 @@ def _link(token_cls: Any, href: str) -> list[Any]:
 
 
 def _shown(children: list[Any], token_cls: Any) -> list[Any]:
+    # URLs the line shows as text already (a source line's "[title](url) — url"): a link to one of
+    # them is unlinked, not followed by its URL a second time.
+    visible = {c.content.strip() for c in children if c.type == "text"}
     out: list[Any] = []
     i = 0
     while i < len(children):
@@ -62,6 +66,8 @@ def _shown(children: list[Any], token_cls: Any) -> list[Any]:
         text = "".join(c.content for c in inner if c.type in ("text", "code_inline"))
         if safe_url(href) and text.strip() == href:
             out += children[i:j]  # a URL shown as itself
+        elif safe_url(href) and href in visible:
+            out += _shown(inner, token_cls)
         elif safe_url(href):
             out += [*_shown(inner, token_cls), _text(token_cls, " ("), *_link(token_cls, href), _text(token_cls, ")")]
         else:
