@@ -64,6 +64,8 @@ class ObservationStatus(StrEnum):
     DISABLED = "disabled"  # the tool failed too often
     REPLAYED = "replayed"  # a fork's recorded observation, not run again
     CANCELLED = "cancelled"  # stopped while it ran (Submit now): no result
+    INTERRUPTED = "interrupted"  # started before the session stopped, result never saved: it may have run
+    UNSAVED = "unsaved"  # not run: the session could not save its start (saving had stopped)
 
 
 class CorrectionReason(StrEnum):

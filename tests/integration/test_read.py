@@ -352,3 +352,16 @@ def test_the_command_reports_an_unexpected_error_without_a_traceback(page_server
     assert (proc.returncode, proc.stdout) == (1, "")
     assert proc.stderr == (f"[not read] {url}\nThe page could not be read because of an unexpected error "
                            f"(RuntimeError: a bug in the pipeline).\n")
+
+
+def test_read_passes_no_bidi_override_or_control_character_to_the_terminal(page_server, tmp_path):
+    url = page_server.add("/trojan", "<html><head><title>T</title></head><body><article><p>"
+                          "The total is \u202e0001\u202c dollars, with a bell\x07 and C1 \x85 in it. "
+                          + "Enough words to make the page count as main text. " * 8 + "</p></article></body></html>")
+    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config")}
+    for fmt in ("markdown", "text"):
+        proc = run_cli("read", url, "--allow-private-urls", "--format", fmt, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert "The total is" in proc.stdout and "0001" in proc.stdout
+        for raw in ("\u202e", "\u202c", "\x07", "\x85"):
+            assert raw not in proc.stdout + proc.stderr, (fmt, raw)

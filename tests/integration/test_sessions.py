@@ -282,3 +282,35 @@ def test_exports_keep_secrets_redacted(tmp_path, chat_server, monkeypatch):
         assert secret not in export(store.events("sec"), fmt)
     for f in tmp_path.iterdir():  # the database and its WAL
         assert secret.encode() not in f.read_bytes()
+
+
+def test_kill_while_an_mcp_call_runs_then_resume_does_not_run_it_again_and_says_it_may_have_run(
+        tmp_path, chat_server, searx_server):
+    # An MCP tool may act (write, send, pay): once started, a resume never runs it a second time.
+    from tests.integration.test_mcp import stdio
+
+    pid_file = tmp_path / "notes.pid"
+    waiting = Path(str(pid_file) + ".waiting")
+    config = tmp_path / "config"
+    config.mkdir()
+    server = stdio(NOTES_PID_FILE=str(pid_file))
+    (config / "config.toml").write_text(
+        f"require_evidence = false\n[mcp_servers.notes]\ncommand = {json.dumps(server['command'])}\n"
+        f"args = {json.dumps(server['args'])}\nenv = {{ NOTES_PID_FILE = {json.dumps(str(pid_file))} }}\n",
+        encoding="utf-8")
+    chat_server.script(call("mcp__notes__wait", seconds=3), "<answer>it waited, I think</answer>")
+    proc = start(tmp_path, chat_server, searx_server)
+    wait_until(waiting.exists, timeout=120)
+    kill(proc)
+    waiting.unlink()
+    sid = only_session(tmp_path)
+    before = [e["type"] for e in stored_events(tmp_path, sid)]
+    resumed = cli("run", "--resume", sid, *run_args(chat_server, searx_server), env=isolated_env(tmp_path))
+    assert resumed.returncode == 0, resumed.stderr
+    assert not waiting.exists()  # the call was not made again
+    assert "had started when the session stopped" in resumed.stderr and "not run again" in resumed.stderr
+    (obs,) = [e for e in stored_events(tmp_path, sid) if e["type"] == "observation"]
+    assert obs["status"] == "interrupted" and "may have run" in obs["text"]
+    told = chat_server.requests[-1]["messages"][-1]["content"]
+    assert "may have run" in told
+    assert before[-1] == "tool_started"  # what told the resume: saved before the call ran

@@ -177,3 +177,33 @@ def test_a_damaged_page_is_named_with_what_to_do_and_doctor_salvages_the_rest(tm
     assert listed.returncode == 0 and damaged in listed.stdout and intact in listed.stdout
     shown = cli("sessions", "show", intact, env=env)
     assert shown.returncode == 0 and "a stored note" in shown.stdout
+
+
+def test_one_event_with_a_byte_that_is_not_utf8_spoils_only_itself_and_doctor_finds_it(tmp_path):
+    import sqlite3
+
+    data = tmp_path / "data"
+    sid = finished_session(data)
+    store = Store(data)
+    for n in range(5):
+        store.append(Notice(session_id=sid, step=1, text=f"kept note {n}"))
+    store.close()
+    conn = sqlite3.connect(data / "sessions.sqlite3")
+    (raw,) = conn.execute("SELECT CAST(data AS BLOB) FROM events WHERE data LIKE '%kept note 2%'").fetchone()
+    conn.execute("UPDATE events SET data = CAST(? AS TEXT) WHERE data LIKE '%kept note 2%'",
+                 (raw.replace(b"kept note 2", b"kept note \xff2"),))
+    conn.commit()
+    conn.close()
+    env = isolated_env(tmp_path)
+    for args in (["sessions", "show", sid], ["sessions", "export", sid, "--format", "jsonl"]):
+        shown = cli(*args, env=env)
+        assert shown.returncode == 0 and "Traceback" not in shown.stderr, (args, shown.stderr)
+        assert "kept note 1" in shown.stdout and "kept note 3" in shown.stdout and "stored" in shown.stdout, args
+    found = cli("sessions", "doctor", env=env)
+    assert found.returncode == 1 and f"session {sid}: event" in found.stdout and "not valid UTF-8" in found.stdout
+    fixed = cli("sessions", "doctor", "--recover", env=env)
+    assert fixed.returncode == 0, fixed.stderr
+    assert cli("sessions", "doctor", env=env).returncode == 0
+    notes = [e["text"] for e in Store(data).event_dicts(sid) if e["type"] == "notice"]
+    assert [n for n in notes if n.startswith("kept note")] == [f"kept note {n}" for n in (0, 1)] + \
+        ["kept note \ufffd2"] + [f"kept note {n}" for n in (3, 4)]  # the rest kept, the bad byte marked

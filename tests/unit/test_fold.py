@@ -162,6 +162,15 @@ def test_a_tools_sub_call_adds_its_tokens_and_cost_and_a_progress_line():
     assert state.calls["c1"].progress == ["extracting"] and state.total_tokens == 110 and state.cost_usd == 0.002
 
 
+@folds(ev.ToolStarted)
+def test_a_started_call_is_marked_started_so_a_resume_never_runs_it_again():
+    state = fold(run(ActionProposed(step=1, call_id="c1", tool="visit", arguments={"url": ["u"]}),
+                     Decision(step=1, call_id="c1", kind="approved", arguments={"url": ["u"]}),
+                     ev.ToolStarted(step=1, call_id="c1", tool="visit")))
+    assert state.calls["c1"].started and state.calls["c1"].observation is None
+    assert state.tool_calls == 0  # counted when its observation comes
+
+
 @folds(Observation)
 def test_an_executed_observation_counts_a_tool_call_and_remembers_the_call():
     state = fold(run(Observation(step=1, call_id="c1", tool="search", arguments={"query": ["x"]}, text="r",

@@ -13,7 +13,7 @@ from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
 from tui_agent.model import Model
 from tui_agent.session.events import Event, Notice, NoticeLevel, RunStarted
 from tui_agent.session.fold import SessionState
-from tui_agent.session.log import SessionLog
+from tui_agent.session.log import NotSaved, SessionLog
 from tui_agent.session.store import new_session_id
 from tui_agent.tools.base import ToolRegistry
 
@@ -87,6 +87,8 @@ class Run:
                                     text=f"{self.store_error} — the run goes on, but what follows is not saved"))
         for listener in self.listeners:
             listener(event)
+        if event.durable and self.store is not None and self.store_error is not None:
+            raise NotSaved(self.store_error)  # e.g. a tool call whose start is not saved does not run
         if isinstance(event, RunStarted) and self._tool_notices:
             notices, self._tool_notices = self._tool_notices, []
             for text in notices:

@@ -23,9 +23,10 @@ from tui_agent.agent.run_control import RunControl, SubmitRequested
 from tui_agent.plan import policy as plan_policy
 from tui_agent.session import fold
 from tui_agent.session.events import (
-    ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Observation, ObservationMessage,
-    ObservationStatus, Purpose, SourceAdded, ToolProgress,
+    ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Notice, NoticeLevel, Observation,
+    ObservationMessage, ObservationStatus, Purpose, SourceAdded, ToolProgress, ToolStarted,
 )
+from tui_agent.session.log import NotSaved
 from tui_agent.session.state import CallState, SessionState, SourceState
 from tui_agent.tools.base import SourceRegistry, Tool, ToolContext, ToolRegistry
 
@@ -36,6 +37,10 @@ __all__ = ["FoldedSources", "Replay", "SubComplete", "SubmitRequested", "ToolRun
 
 NOT_RUN = "Not run: the user asked for the answer now."
 CANCELLED = "Cancelled: the user asked for the answer now, so this call was stopped before it finished."
+INTERRUPTED = ("Not run again: this call had started when the session stopped, and its result was never saved, "
+               "so it may have run (with any effect it has). Call it again only if you need its result.")
+UNSAVED = ("Not run: the session can no longer be saved ({why}), and a call runs only once its start is saved. "
+           "Answer from what you have.")
 
 
 class Replay(Protocol):
@@ -112,11 +117,18 @@ class ToolRunner:
     async def _one_call(self, call: protocol.ParsedCall, rec: CallState | None = None) -> str:
         if rec is not None and rec.observation is not None:
             return self._noted(rec.call_id, rec.observation)  # finished before the process stopped: never run again
+        if rec is not None and rec.started and not self._rerun_safe(call.name) \
+                and not tool_policy.denies(call.name, self.settings.tool_policies):
+            # it may have run: said, never run again silently (a deny in force now says so instead)
+            self.emit(Notice(level=NoticeLevel.WARNING, text=f"{rec.call_id} ({rec.tool}) had started when the "
+                             "session stopped and its result was not saved: it may have run; it is not run again"))
+            return self._observe(rec.call_id, call.name, rec.decided_arguments or call.arguments, INTERRUPTED,
+                                 ObservationStatus.INTERRUPTED)
         if rec is not None:
             call_id, error = rec.call_id, rec.error
         else:
             call_id = f"c{self.state.call_seq + 1}"
-            error = call.error or self.tools.validate(call.name, call.arguments)
+            error = call.error or self._check(call.name, call.arguments)
             self.emit(ActionProposed(call_id=call_id, tool=call.name, arguments=call.arguments, error=error))
         if error:
             hint = "" if self.tools.get(call.name) else "\nTheir schemas:\n" + self.tools.prompt_block()
@@ -164,6 +176,18 @@ class ToolRunner:
             return text
         return protocol.edited_note(call.proposed) + "\n" + text
 
+    def _rerun_safe(self, name: str) -> bool:
+        tool = self.tools.get(name)
+        return tool is not None and tool.rerun_safe
+
+    def _check(self, name: str, arguments: JSON) -> str | None:
+        """The call's error before it is decided: an unknown tool, or arguments its schema refuses
+        (tools.schema_check: local $refs only, bounded). A tool the configuration denies is not
+        validated at all: the deny wins before its schema is touched."""
+        if self.tools.get(name) is not None and tool_policy.denies(name, self.settings.tool_policies):
+            return None
+        return self.tools.validate(name, arguments)
+
     async def _decide(self, call_id: str, name: str, arguments: JSON, schema: Schema) -> DecisionT:
         """In order: a deny of the configuration's tool policies (wins over everything), the run's
         policy (auto mode, always-allowed tools), the approved plan (never a call rejected before),
@@ -203,6 +227,10 @@ class ToolRunner:
         if replayed is not None:
             return self._observe(call_id, tool.name, args, replayed.text, ObservationStatus.REPLAYED, 0.0,
                                  replayed.sources, True)
+        try:
+            self.emit(ToolStarted(call_id=call_id, tool=tool.name))  # saved before the call runs
+        except NotSaved as why:
+            return self._observe(call_id, tool.name, args, UNSAVED.format(why=why), ObservationStatus.UNSAVED)
         ctx = ToolContext(settings=self.settings, http=self.http, sources=self.sources,
                           progress=lambda text, **kw: self._progress(call_id, text, **kw),
                           complete=self.complete, call_id=call_id,

@@ -145,6 +145,26 @@ class ResearchApp(App[int]):
     def paused(self) -> BreakpointHit | None:
         return self.control.paused
 
+    # -- what outside text can reach: links and notifications ---------------------------------------
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Open only http(s) URLs (a link's target is shown beside it, widgets.shown_links); any
+        other scheme (``vscode://``, ``file:``, ``javascript:``) is refused with a notification."""
+        from tui_agent.widgets.shown_links import safe_url
+
+        if safe_url(url):
+            super().open_url(url, new_tab=new_tab)
+        else:
+            self.notify(f"Not opened: only http(s) links open ({url[:200]})", severity="warning")
+
+    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+               markup: bool = False) -> None:
+        """Textual's notification, with its text never read as markup: notices quote servers, pages
+        and models, whose ``[link=…]`` or ``[@click=…]`` must stay text."""
+        from tui_agent.safety.hygiene import terminal_safe
+
+        super().notify(terminal_safe(message), title=terminal_safe(title), severity=severity, timeout=timeout,
+                       markup=False)
+
     # -- themes ---------------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(theme_files.APP_VARIABLES)

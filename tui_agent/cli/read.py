@@ -72,17 +72,18 @@ def main(argv: Sequence[str]) -> int:
         from tui_agent.cli.common import ensure_model
 
         settings = ensure_model(settings)  # UsageError (exit 2) when no model is configured
+    from tui_agent.safety.hygiene import terminal_safe  # every output: no control or bidi character reaches the terminal
+
     try:
         out, err, code = asyncio.run(read(ns.url, settings, fmt=ns.format, goal=ns.goal))
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return EXIT_NO_ANSWER
     except Exception as exc:  # a failure nothing below named still ends as a message, not a traceback
-        from tui_agent.safety.hygiene import strip_controls
-
-        sys.stderr.write(strip_controls(f"[not read] {ns.url.strip()}\nThe page could not be read because of an "
-                                        f"unexpected error ({type(exc).__name__}: {exc}).") + "\n")
+        sys.stderr.write(terminal_safe(f"[not read] {ns.url.strip()}\nThe page could not be read because of an "
+                                       f"unexpected error ({type(exc).__name__}: {exc}).") + "\n")
         return EXIT_NO_ANSWER
+    out, err = terminal_safe(out), terminal_safe(err)
     if out:
         sys.stdout.write(out if out.endswith("\n") else out + "\n")
         sys.stdout.flush()

@@ -45,26 +45,28 @@ async def _rows(settings) -> tuple[list[dict[str, str]], list[str]]:
 
 
 def cmd_list(ns: argparse.Namespace) -> int:
-    from tui_agent.safety.hygiene import terminal_safe
+    from tui_agent.safety.hygiene import for_terminal, scrub
 
     settings = settings_from(ns)
     rows, problems = asyncio.run(_rows(settings))
     if ns.json:
         for row in rows:
-            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            # every string terminal-safe and redacted: an MCP description's C1, DEL or U+202E never reaches
+            # the terminal, not even inside JSON
+            sys.stdout.write(json.dumps(scrub(row, terminal=True), ensure_ascii=False) + "\n")
     else:
         width = max([len(r["name"]) for r in rows] + [4])
         source_width = max([len(r["source"]) for r in rows] + [6])
         sys.stdout.write(f"{'TOOL':<{width}}  {'SOURCE':<{source_width}}  POLICY\n")
         for r in rows:
             by = f' ("{r["pattern"]}")' if r["pattern"] and r["pattern"] != r["name"] else ""
-            sys.stdout.write(terminal_safe(f"{r['name']:<{width}}  {r['source']:<{source_width}}  {r['policy']}{by}") + "\n")
+            sys.stdout.write(for_terminal(f"{r['name']:<{width}}  {r['source']:<{source_width}}  {r['policy']}{by}") + "\n")
         if settings.tool_policies:
             sys.stdout.write("\ntool policies (deny wins over every other match, --yes and auto mode included):\n")
             for pattern, policy in settings.tool_policies.items():
-                sys.stdout.write(terminal_safe(f'  "{pattern}" = "{policy}"') + "\n")
+                sys.stdout.write(for_terminal(f'  "{pattern}" = "{policy}"') + "\n")
     for text in problems:
-        sys.stderr.write(terminal_safe(f"tui-agent: {text}") + "\n")
+        sys.stderr.write(for_terminal(f"tui-agent: {text}") + "\n")
     return EXIT_NO_ANSWER if problems else EXIT_OK
 
 

@@ -20,7 +20,8 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 - a random-looking value after a secret word without an operator (``api key 4f9c…``, ``password
   is …``) and prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
 - values of environment variables whose names say secret, when the value looks like a secret
-  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form;
+  (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form; and the values
+  made known by :func:`add_known_values` (an MCP server's tokens);
 - every other occurrence, in the same text, of a secret one of the above found.
 """
 
@@ -32,7 +33,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
 from tui_agent.safety import rule_sets, secret_rules
@@ -202,7 +203,48 @@ _ENV_CACHE_SIZE = 8
 _values_memo: tuple[dict, tuple[str, ...]] | None = None
 
 
+_known: frozenset[str] = frozenset()
+_with_known: tuple[tuple[str, ...], frozenset[str], tuple[str, ...]] | None = None
+
+
+def add_known_values(values: Iterable[str]) -> None:
+    """Make ``values`` secrets the redactor knows for the rest of the process, like the
+    environment's (an MCP server's ``env`` values and tokens, :mod:`tui_agent.safety.server_secrets`).
+    Values shorter than MIN_ENV_SECRET_LENGTH and placeholders are ignored; the URL-encoded form
+    of each joins too. They apply wherever the environment's do (``environ`` left as None)."""
+    global _known
+    new = set()
+    for value in values:
+        value = value.strip()
+        if len(value) >= MIN_ENV_SECRET_LENGTH and not is_placeholder(value):
+            new |= {value, quote(value, safe="")}
+    if not new <= _known:
+        with _cache_lock:
+            _known = _known | new
+
+
+def known_values() -> frozenset[str]:
+    """The values :func:`add_known_values` made known."""
+    return _known
+
+
 def secret_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The environment's secret values (:func:`environment_values`) and, for ``os.environ``
+    (``environ`` None), the known values of :func:`add_known_values`; longest first."""
+    global _with_known
+    values = environment_values(environ)
+    known = _known
+    if environ is not None or not known:
+        return values
+    memo = _with_known
+    if memo is not None and memo[0] is values and memo[1] is known:
+        return memo[2]
+    merged = tuple(sorted(set(values) | known, key=lambda v: (-len(v), v)))
+    _with_known = (values, known, merged)
+    return merged
+
+
+def environment_values(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Values of secret-named variables that look like secrets, longest first.
 
     A value is used only when it is at least MIN_ENV_SECRET_LENGTH long and random enough

@@ -22,7 +22,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self._title, classes="dialog-title")
-            yield Static(self._message, classes="dialog-text")
+            yield Static(self._message, classes="dialog-text", markup=False)  # may quote outside text
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self._yes} y", id="yes", variant="error", compact=True)
                 yield Button(f"{self._no} n", id="no", variant="primary", compact=True)

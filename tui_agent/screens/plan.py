@@ -66,12 +66,12 @@ class PlanScreen(ModalScreen[None]):
             yield Static(f"Research plan (proposal {self.request.attempt}) — approve it, edit it, ask for another, "
                          "or skip planning", classes="dialog-title")
             with VerticalScroll(id="plan-body"):
-                yield Static(plan_text(self.request.plan), id="plan-view")
+                yield Static(plan_text(self.request.plan), id="plan-view", markup=False)  # the model's text
             yield VerticalScroll(id="plan-fields")
             yield JsonArea("", id="plan-json", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
             yield Input(placeholder="what the next plan should change (Enter sends, Esc goes back)",
                         id="plan-feedback")
-            yield Static("", id="plan-error")
+            yield Static("", id="plan-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 for name in ("approve_plan", "edit_fields", "edit_json", "approve_edited", "replan", "skip_plan"):
                     yield button(PLAN_ACTIONS[name])

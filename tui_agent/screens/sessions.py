@@ -26,6 +26,7 @@ from tui_agent.app.actions import UiAction, bindings, palette_commands, table
 from tui_agent.app.files import copy_answer, export_report, save_answer
 from tui_agent.session.events import Purpose
 from tui_agent.safety.hygiene import for_terminal as clean
+from tui_agent.widgets.shown_links import parser
 from tui_agent.session.fold import SessionState, fold
 from tui_agent.screens.confirm import ConfirmScreen
 from tui_agent.widgets.plan_pane import PlanPane
@@ -255,14 +256,16 @@ class SessionViewScreen(Screen):
 
     def compose(self) -> ComposeResult:
         row = self.store.get_session(self.session_id)
-        yield Static(f"Session {self.session_id} · {clean(row.model)} · {row.shown_status}", classes="screen-title")
-        yield Static(clean(self.state.question), id="view-question")
-        yield Static("", id="view-step")
+        # Outside text is never read as markup (a [link=…] or [@click=…] in it stays text).
+        yield Static(f"Session {self.session_id} · {clean(row.model)} · {row.shown_status}", classes="screen-title",
+                     markup=False)
+        yield Static(clean(self.state.question), id="view-question", markup=False)
+        yield Static("", id="view-step", markup=False)
         with VerticalScroll(id="view-body"):
             yield PlanPane(id="view-plan")
-            yield Static("", id="view-thought")
-            yield Static("", id="view-actions")
-            yield Markdown("", id="view-observation")
+            yield Static("", id="view-thought", markup=False)
+            yield Static("", id="view-actions", markup=False)
+            yield Markdown("", id="view-observation", parser_factory=parser)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -1,6 +1,7 @@
 """``tui-agent sessions doctor``: what is wrong with a session database, and salvage.
 
-:func:`diagnose` opens the file read-only and runs SQLite's ``PRAGMA integrity_check``.
+:func:`diagnose` opens the file read-only and runs SQLite's ``PRAGMA integrity_check``, then
+looks for rows whose text is not UTF-8 or whose data is not an event (:mod:`tui_agent.session.damaged`).
 :func:`recover` copies every row that can still be read into a fresh database with the current
 schema (walking each table by rowid, stepping over damaged pages, never through an index that
 may be damaged itself), then moves the damaged file aside (``….broken-STAMP``, kept: nothing is
@@ -14,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tui_agent.session import damaged
 from tui_agent.session.store_open import (
     DB_NAME, connect, empty_file, migrate, quote_arg,
 )
@@ -70,6 +72,8 @@ def diagnose(data_dir: Path) -> Diagnosis:
         rows = [r[0] for r in conn.execute(f"PRAGMA integrity_check({MAX_PROBLEMS})")]
         if rows != ["ok"]:
             d.problems.extend(rows)
+        else:  # sound pages can still hold text that is not UTF-8, or an event that is not one
+            d.problems.extend(damaged.problems(conn))
         for table in ("sessions", "events"):
             try:
                 setattr(d, table, conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
@@ -165,6 +169,7 @@ def _copy_all(path: Path, dst: sqlite3.Connection, report: Recovery) -> None:
         src = _read_only(path)
     except sqlite3.DatabaseError:
         return
+    src.text_factory = damaged.lenient_text  # a byte that is not UTF-8 becomes U+FFFD: the row is kept
     try:
         sessions: set[str] = set()
         dst.execute("BEGIN")
@@ -184,6 +189,9 @@ def _copy_all(path: Path, dst: sqlite3.Connection, report: Recovery) -> None:
                 values = dict(zip(cols, row[1:]))
                 if table == "events" and values.get("session_id") not in sessions:
                     continue  # its session row was lost
+                if not damaged.salvaged(table, values):
+                    skipped[0] += 1  # an event whose data is no longer one
+                    continue
                 if table == "sessions" and values.get("status") == "running":
                     values["status"], values["owner"] = "interrupted", None  # whoever ran it, it is resumable
                 try:

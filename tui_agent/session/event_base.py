@@ -22,6 +22,9 @@ class Event:
     # Fields that hold text which already went through hygiene.clean_observation (redacted):
     # the store does not redact them a second time.
     clean_fields: ClassVar[tuple[str, ...]] = ()
+    # Kept before the run goes on: committed at once (never held with its step), and a store that
+    # cannot keep it stops what follows (a tool call does not run unrecorded).
+    durable: ClassVar[bool] = False
     session_id: str = ""
     step: int = 0
     ts: float = field(default_factory=time.time)

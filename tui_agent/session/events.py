@@ -153,6 +153,17 @@ class Decision(Event):
 
 
 @dataclass(kw_only=True)
+class ToolStarted(Event):
+    """A tool call is about to run: saved before it runs, so a resume knows it may have run even
+    when its observation was never saved (it is then not run again, agent.tool_runner)."""
+
+    type: ClassVar[str] = "tool_started"
+    durable: ClassVar[bool] = True
+    call_id: str
+    tool: str
+
+
+@dataclass(kw_only=True)
 class ToolProgress(Event):
     """A sub-step inside a tool (e.g. an extraction model call); shown, stored."""
 
@@ -303,7 +314,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
         RunStarted, ModelCallStarted, ModelDelta, ModelCallEnded, Retry, ActionProposed, ApprovalRequested,
-        ApprovalModeChanged, Decision, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
+        ApprovalModeChanged, Decision, ToolStarted, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
         PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded, VerificationStarted, ClaimChecked,
         VerificationEnded, ContextEdited, ContextCompacted, SummaryProposed, PlanProposed, PlanDecided, ClarifyAsked,
         ClarifyAnswered,

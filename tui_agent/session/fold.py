@@ -24,7 +24,7 @@ from tui_agent.session.events import (
     FORMAT_ERROR_REASONS, ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction,
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
-    SourceAdded, Termination, ToolProgress, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
+    SourceAdded, Termination, ToolProgress, ToolStarted, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
     ContextCompacted, SummaryProposed, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
 )
 from tui_agent.context import items as ctxitems
@@ -94,6 +94,9 @@ def apply(s: SessionState, e: Event) -> None:
             s.approval.auto = e.auto
         case Decision():
             _decision(s, e)
+        case ToolStarted():
+            if e.call_id in s.calls:
+                s.calls[e.call_id].started = True
         case ToolProgress():
             _auxiliary(s, e.prompt_tokens or 0, e.completion_tokens or 0, e.cost_usd)
             if e.call_id in s.calls:

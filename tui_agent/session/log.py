@@ -12,6 +12,11 @@ from tui_agent.session.events import Event
 SettingsSummary = dict[str, object]
 
 
+class NotSaved(Exception):
+    """A ``durable`` event (a tool call's start) could not be kept: what it announces must not
+    happen unrecorded. The message says why saving stopped."""
+
+
 class SessionLog(Protocol):
     """An append-only log of sessions' events."""
 

@@ -56,6 +56,7 @@ class CallState:
     duration_s: float | None = None
     sources: list[int] = field(default_factory=list)
     executed: bool = False
+    started: bool = False  # its ToolStarted was recorded: it may have run, even without an observation
     progress: list[str] = field(default_factory=list)
     awaiting: bool = False  # a person is being asked
 

@@ -37,6 +37,7 @@ from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the st
     MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,
 )
 from tui_agent.session.owners import owner_alive, owner_token  # noqa: F401 - part of the store's API
+from tui_agent.session.damaged import event_dict, lenient_text
 from tui_agent.session.store_open import (  # noqa: F401 - re-exported: the store's vocabulary
     DB_NAME, BUSY_TIMEOUT_MS, MIGRATIONS, SCHEMA_VERSION, _SCHEMA_V1, SessionBusy, StoreDamaged, StoreError,
     StoreFull, connect, empty_file, empty_file_error, migrate, run_script as _run_script, schema_version, store_error,
@@ -122,6 +123,7 @@ class Store:
         except OSError as exc:
             raise StoreError(f"the data directory {self.path.parent} cannot be used: {exc}. Give another "
                              f"--data-dir, or make it writable") from None
+        self.conn.text_factory = lenient_text  # a byte that is not UTF-8 spoils its row only (session.damaged)
         self._lock = threading.Lock()
         self.owner = owner_token()
         self.reap()
@@ -250,7 +252,7 @@ class Store:
 
     def append(self, event: Event) -> None:
         """Append one event and commit it (``batch_steps``: commit its step when the next one
-        starts or the run ends); stream deltas are not stored. A failure raises a
+        starts or the run ends, or with a ``durable`` event, such as a tool call's start); stream deltas are not stored. A failure raises a
         :class:`StoreError` saying why (:class:`StoreFull` for a full disk)."""
         if not event.stored:
             return
@@ -258,7 +260,7 @@ class Store:
         kept = {k: fields.pop(k) for k in event.clean_fields if k in fields}  # redacted already
         data = json.dumps({**_redacted_fields(fields), **kept}, ensure_ascii=False)
         sid = event.session_id
-        if self.batch_steps and not isinstance(event, RunEnded):
+        if self.batch_steps and not isinstance(event, RunEnded) and not event.durable:
             with self._lock:
                 held = self._held.get(sid)
                 step_whole = bool(held) and held[-1][0].step != event.step
@@ -338,8 +340,9 @@ class Store:
     def event_dicts(self, session_id: str) -> Iterator[dict[str, Any]]:
         self.flush(session_id)
         with self._reading():
-            for (data,) in self.conn.execute("SELECT data FROM events WHERE session_id=? ORDER BY seq", (session_id,)):
-                yield json.loads(data)
+            for seq, data in self.conn.execute("SELECT seq, data FROM events WHERE session_id=? ORDER BY seq",
+                                               (session_id,)):
+                yield event_dict(session_id, seq, data)  # a broken event: a notice in its place
 
     def events(self, session_id: str) -> list[Event]:
         return [event_from_dict(d) for d in self.event_dicts(session_id)]

@@ -22,6 +22,8 @@ from pydantic.dataclasses import dataclass
 from pydantic.fields import FieldInfo
 from typing_extensions import TypedDict  # pydantic validates only typing_extensions' TypedDict on 3.11
 
+from tui_agent.safety import server_secrets
+
 APP_NAME = "tui-agent"
 
 # Flag groups, as the --help of every subcommand shows them. COMMON_GROUPS are on every
@@ -91,7 +93,7 @@ def _mcp_servers(value: dict[str, McpServer]) -> dict[str, McpServer]:
 
 
 ToolPolicyName = Literal["ask", "allow", "deny"]
-HIDDEN = "(not stored)"  # what a stored session holds in place of an MCP server's env values
+HIDDEN = server_secrets.HIDDEN  # what a stored session holds in place of an MCP server's secrets
 # Settings of this machine, not of a session: a resume or fork takes them from the config in force
 # now (a server's env holds secrets and is never stored; a deny added since must hold).
 MACHINE_SETTINGS = ("mcp_servers", "tool_policies")
@@ -206,6 +208,14 @@ class Settings:
     """Seconds for an MCP server to start and list its tools; a server slower than this is left out of the run."""
     mcp_call_timeout_s: Seconds = 60.0
     """Upper bound for one MCP tool call."""
+    mcp_max_tools: Positive = 100
+    """Tools one MCP server may add to a run; the ones it lists after these are not offered (a warning names the server and how many)."""
+    mcp_max_description_chars: Positive = 4000
+    """Characters of an MCP tool's description; a tool with a longer one is not offered (a warning names it)."""
+    mcp_max_schema_chars: Positive = 20000
+    """Characters of an MCP tool's input schema (as JSON); a tool with a larger one is not offered (a warning names it)."""
+    mcp_stderr_tail_bytes: Positive = 65536
+    """Bytes read from the end of a failed MCP server's stderr (the rest is never read) to quote its last words in the message."""
     tool_policies: dict[str, ToolPolicyName] = Field(default={})
     """Approval per tool name or glob ("mcp__notes__*"), in a [tool_policies] table: ask (the default), allow (run without asking) or deny (never run, even with --yes; deny wins over every other match)."""
 
@@ -264,10 +274,10 @@ class Settings:
 
     def summary(self) -> dict[str, Any]:
         """The settings as stored with a session and shown in exports: every secret left out, and
-        the values of an MCP server's ``env`` (tokens, as a rule) replaced by ``HIDDEN``."""
+        an MCP server's secrets (every ``env`` value, tokens in its ``args`` and ``url``) replaced by
+        ``HIDDEN`` (safety.server_secrets)."""
         out = {name: getattr(self, name) for name in setting_names() if not is_secret(name)}
-        out["mcp_servers"] = {name: ({**server, "env": {k: HIDDEN for k in server["env"]}} if "env" in server else server)
-                              for name, server in self.mcp_servers.items()}
+        out["mcp_servers"] = {name: server_secrets.hidden(server) for name, server in self.mcp_servers.items()}
         return out
 
 

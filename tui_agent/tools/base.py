@@ -1,6 +1,7 @@
 """The tool interface: each tool declares name, description and a JSON schema.
 
-That schema is the single source for the system prompt, argument validation (jsonschema) and
+That schema is the single source for the system prompt, argument validation (jsonschema, within
+the bounds of :mod:`tui_agent.tools.schema_check`) and
 the approval display. Tools are async and cancellable; the engine bounds each with a timeout.
 """
 
@@ -87,6 +88,9 @@ class Tool:
     name: ClassVar[str]
     description: ClassVar[str]
     parameters: ClassVar[dict[str, Any]]
+    # Running it twice does no harm (it only reads): a call that had started when the process
+    # stopped runs again on resume. Otherwise (MCP, plugins) it is not run again: the model is told.
+    rerun_safe: ClassVar[bool] = False
 
     def timeout_s(self, settings: "Settings") -> float:
         return settings.tool_timeout_s
@@ -119,30 +123,9 @@ class ToolRegistry:
         return validate_arguments(tool.name, tool.parameters, arguments)
 
 
-_validators: dict[str, Any] = {}
-
-
-def _validator(schema: dict[str, Any]) -> Any:
-    """One compiled validator per distinct schema (building one costs ~20 µs)."""
-    key = json.dumps(schema, sort_keys=True)
-    v = _validators.get(key)
-    if v is None:
-        import jsonschema
-
-        v = _validators[key] = jsonschema.Draft202012Validator(schema)
-    return v
-
-
 def validate_arguments(name: str, schema: dict[str, Any], arguments: Any) -> str | None:
-    """None when ``arguments`` fit the tool's JSON schema, else a message naming each bad field
-    and what it expects, followed by the schema."""
-    validator = _validator(schema or {"type": "object"})
-    errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    if not errors:
-        return None
-    parts = []
-    for err in errors[:5]:
-        where = ".".join(str(p) for p in err.absolute_path) or "arguments"
-        parts.append(f"{where}: {err.message}")
-    shown = json.dumps(schema, ensure_ascii=False)
-    return f"Invalid arguments for {name}: " + "; ".join(parts) + f". Expected schema: {shown}"
+    """None when ``arguments`` fit the tool's JSON schema, else the call's named error
+    (:func:`tui_agent.tools.schema_check.validate_arguments`: local ``$ref``s only, bounded)."""
+    from tui_agent.tools import schema_check
+
+    return schema_check.validate_arguments(name, schema, arguments)

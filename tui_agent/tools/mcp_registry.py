@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.tools.base import Tool, ToolRegistry
 from tui_agent.tools.mcp import McpServers
+from tui_agent.tools.schema_check import schema_problem
 
 if TYPE_CHECKING:  # pragma: no cover
     from tui_agent.config import Settings
@@ -22,9 +23,11 @@ BUILT_IN = "built-in"
 class RunTools(ToolRegistry):
     def __init__(self, tools: list[Tool], settings: "Settings", *, sources: dict[str, str] | None = None,
                  problems: list[str] | None = None) -> None:
-        super().__init__(tools)
-        self.sources = {name: (sources or {}).get(name, BUILT_IN) for name in self.tools}
+        super().__init__([])
+        self.sources: dict[str, str] = {}
         self.problems = list(problems or [])
+        for tool in tools:
+            self._add(tool, (sources or {}).get(tool.name, BUILT_IN))
         self.mcp = McpServers(settings)
         self._opened = False
 
@@ -37,10 +40,19 @@ class RunTools(ToolRegistry):
                     self.problems.append(f"MCP server '{tool.server.name}': the tool {tool.name} is already taken; "
                                          "left out")
                     continue
-                self.tools[tool.name] = tool
-                self.sources[tool.name] = tool.source
+                self._add(tool, tool.source)
+            self.problems += self.mcp.warnings
             self.problems += self.mcp.problems.values()
         return list(self.problems)
+
+    def _add(self, tool: Tool, source: str) -> None:
+        """Offer ``tool`` unless its schema cannot be applied (tools.schema_check): then a warning."""
+        problem = schema_problem(tool.parameters or {"type": "object"})
+        if problem is not None:
+            self.problems.append(f"{source}: the tool {tool.name} is left out: its input schema {problem}")
+            return
+        self.tools[tool.name] = tool
+        self.sources[tool.name] = source
 
     def left_out(self) -> list[str]:
         """Why tools the model may expect are missing: the MCP servers that could not start (the

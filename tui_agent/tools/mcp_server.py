@@ -8,7 +8,8 @@ server's stdin, waits, and kills the process tree, every wait bounded).
 A server that cannot start, stops, answers with an error or does not answer in time raises
 :class:`McpUnavailable`, whose message names the server and says what happened; the tool turns
 it into an observation. A stdio server's stderr goes to a temporary file (never to the terminal,
-which the TUI draws on); its last lines are quoted in the message when the server fails.
+which the TUI draws on); when the server fails, the end of it (``mcp_stderr_tail_bytes``, never the
+whole file) is read and its last words quoted in the message.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import tempfile
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +50,10 @@ def describe(exc: BaseException) -> str:
 class McpServerConnection:
     """One ``[mcp_servers.NAME]`` entry of the settings, connected on demand."""
 
-    def __init__(self, name: str, config: "McpServer", *, start_timeout_s: float) -> None:
+    def __init__(self, name: str, config: "McpServer", *, start_timeout_s: float,
+                 stderr_tail_bytes: int = 65536) -> None:
         self.name, self.config, self.start_timeout_s = name, config, start_timeout_s
+        self.stderr_tail_bytes = stderr_tail_bytes
         self.client: "Client | None" = None
         self.tools: list["RemoteTool"] = []
         self.error: str | None = None  # why the last start failed or the connection ended
@@ -61,9 +65,12 @@ class McpServerConnection:
     @property
     def where(self) -> str:
         """The command or URL, as the user configured it (for messages and ``tools list``)."""
-        if "url" in self.config:
-            return self.config["url"]
-        return " ".join([self.config.get("command", ""), *self.config.get("args", [])])
+        from tui_agent.safety.server_secrets import hidden
+
+        shown = hidden(self.config)  # its tokens are never shown
+        if "url" in shown:
+            return shown["url"]
+        return " ".join([shown.get("command", ""), *shown.get("args", [])])
 
     @property
     def running(self) -> bool:
@@ -120,7 +127,7 @@ class McpServerConnection:
             return streamable_http_client(self.config["url"])
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+        self._stderr = tempfile.TemporaryFile("w+b")
         params = StdioServerParameters(command=self.config["command"], args=list(self.config.get("args", [])),
                                        env=dict(self.config.get("env", {})) or None, cwd=self.config.get("cwd"))
         return stdio_client(params, errlog=self._stderr)
@@ -133,10 +140,11 @@ class McpServerConnection:
     def _stderr_tail(self) -> str:
         if self._stderr is None:
             return ""
-        try:
+        try:  # only the end is read: a server may have written gigabytes
             self._stderr.flush()
-            self._stderr.seek(0)
-            text = self._stderr.read()
+            size = self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(0, size - self.stderr_tail_bytes))
+            text = self._stderr.read(self.stderr_tail_bytes).decode("utf-8", errors="replace")
         except (OSError, ValueError):
             return ""
         return " ".join(text.split())[-STDERR_TAIL_CHARS:]

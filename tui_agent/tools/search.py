@@ -82,6 +82,7 @@ class QueryOutcome:
 
 class SearchTool(Tool):
     name = "search"
+    rerun_safe = True  # a search only reads: one cut short by a stopped process runs again on resume
     description = DESCRIPTION
     parameters = {
         "type": "object",

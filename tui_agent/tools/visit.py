@@ -95,6 +95,7 @@ def text_budget(settings, n_urls: int, observation_tokens: int | None = None) ->
 
 class VisitTool(Tool):
     name = "visit"
+    rerun_safe = True  # a visit only reads (GET): one cut short by a stopped process runs again on resume
     description = DESCRIPTION
     parameters = {
         "type": "object",

@@ -71,7 +71,7 @@ class ArgumentEditor(Vertical):
 
     def compose(self):
         yield JsonArea("", id="args-text", soft_wrap=True, show_line_numbers=False, tab_behavior="focus")
-        yield Static("", id="args-error")
+        yield Static("", id="args-error", markup=False)  # quotes the model's arguments and a server's schema
         with Horizontal():
             yield Button("Approve edited ctrl+s", id="approve-edit", variant="success", compact=True)
             yield Button("Cancel esc", id="cancel-edit", compact=True)

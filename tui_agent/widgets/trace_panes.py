@@ -244,7 +244,9 @@ class MarkdownPane(VerticalScroll):
     def compose(self):
         from textual.widgets import Markdown
 
-        yield Markdown(self._text)
+        from tui_agent.widgets.shown_links import parser
+
+        yield Markdown(self._text, parser_factory=parser)  # links show what they open
         live = StreamingText()
         live.display = False
         yield live
