@@ -90,7 +90,7 @@ class ResearchApp(App[int]):
         self.question = (question or "").strip() or None
         self.resume = resume
         self.tools = tools
-        from tui_agent.session.store import new_session_id
+        from tui_agent.session.session_rows import new_session_id
 
         # The first session's id is known (and shown) from the first frame on.
         self.fixed_session_id = resume or session_id or new_session_id()
