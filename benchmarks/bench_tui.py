@@ -193,13 +193,24 @@ def bench_first_frame(repeat: int, use_tmux: bool, tmp: Path,
                 mine[label].append(tmux_first_frame(
                     tui_command("a question about bridges", "http://127.0.0.1:9/v1", tmp, root=root), "Q a question"))
         rows += [_ratio_row(f"first frame, tmux (median){label}", mine[label], minimal) for label in roots]
+        rows += _against_row("  this checkout vs the other, tmux", mine)
     mine, minimal = {k: [] for k in roots}, []
     for _ in range(repeat):
         minimal.append(subprocess_seconds(RUN_TEST_MINIMAL))
         for label, root in roots.items():
             mine[label].append(subprocess_seconds(RUN_TEST_TUI.format(root=str(root), data=str(tmp / "db"))))
     rows += [_ratio_row(f"first frame, run_test (median){label}", mine[label], minimal) for label in roots]
+    rows += _against_row("  this checkout vs the other, run_test", mine)
     return rows
+
+
+def _against_row(label: str, times: dict[str, list[float]]) -> list[tuple[str, str, str, str]]:
+    """With --against: the median of each round's ratio of this checkout to the other one."""
+    if len(times) < 2:
+        return []
+    mine, other = times.values()
+    rounds = sorted(a / b for a, b in zip(mine, other))
+    return [(label, "", "", f"{statistics.median(rounds):.2f}x (rounds {rounds[0]:.2f}-{rounds[-1]:.2f}x)")]
 
 
 # -- 2. key latency while streaming -----------------------------------------------------------

@@ -18,6 +18,7 @@ header are already on screen (the header says "loading model library…" meanwhi
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import sys
@@ -179,6 +180,7 @@ class ResearchApp(App[int]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        gc.enable()  # off while the app loaded (cli.cmd_tui)
         self.first_frame_litellm = "litellm" in sys.modules
         self._theme_ready = True
         self.panes_ready()
