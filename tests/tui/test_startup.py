@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -85,6 +86,19 @@ def test_the_first_frame_loads_neither_the_store_nor_the_engine_nor_the_tools_li
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "LOADED []" in proc.stdout, proc.stdout
+
+
+async def test_garbage_collection_is_on_again_once_the_first_frame_is_drawn(chat_server, tmp_path):
+    # The command line turns it off while the TUI loads (cli.cmd_tui); left off, memory would only grow.
+    gc.disable()
+    try:
+        app, _ = make_app(chat_server, tmp_path, question=None)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.first_frame_litellm is not None, what="the first frame")
+            assert gc.isenabled()
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question screen")
+    finally:
+        gc.enable()
 
 
 async def test_question_and_session_are_visible_from_the_first_frame(chat_server, tmp_path):
