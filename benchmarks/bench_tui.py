@@ -181,23 +181,28 @@ def _ratio_row(label: str, mine: list[float], minimal: list[float]) -> tuple[str
 def bench_first_frame(repeat: int, use_tmux: bool, tmp: Path,
                       against: Path | None = None) -> list[tuple[str, str, str, str]]:
     """The first frame with a question, this checkout (and ``against``, another one) vs the minimal
-    app, run in turns within each round so machine noise hits them alike."""
+    app, run in turns within each round so machine noise hits them alike (the two checkouts swap
+    places every other round)."""
     roots = {"": ROOT} | ({f" [{against}]": against} if against else {})
+
+    def turns(i: int) -> list[tuple[str, Path]]:
+        return list(roots.items())[::1 if i % 2 == 0 else -1]
+
     rows = []
     if use_tmux:
         mine: dict[str, list[float]] = {k: [] for k in roots}
         minimal = []
-        for _ in range(repeat):
+        for i in range(repeat):
             minimal.append(tmux_first_frame(f"{shlex.quote(PY)} -c {shlex.quote(MINIMAL_APP)}", "Q a question"))
-            for label, root in roots.items():
+            for label, root in turns(i):
                 mine[label].append(tmux_first_frame(
                     tui_command("a question about bridges", "http://127.0.0.1:9/v1", tmp, root=root), "Q a question"))
         rows += [_ratio_row(f"first frame, tmux (median){label}", mine[label], minimal) for label in roots]
         rows += _against_row("  this checkout vs the other, tmux", mine)
     mine, minimal = {k: [] for k in roots}, []
-    for _ in range(repeat):
+    for i in range(repeat):
         minimal.append(subprocess_seconds(RUN_TEST_MINIMAL))
-        for label, root in roots.items():
+        for label, root in turns(i):
             mine[label].append(subprocess_seconds(RUN_TEST_TUI.format(root=str(root), data=str(tmp / "db"))))
     rows += [_ratio_row(f"first frame, run_test (median){label}", mine[label], minimal) for label in roots]
     rows += _against_row("  this checkout vs the other, run_test", mine)
@@ -521,7 +526,7 @@ def main() -> int:
                    help="--only answer-keys: also the app with Textual's own compositor, in the same rotation")
     p.add_argument("--only", choices=["frame", "keys", "answer-keys", "memory"], help="run one part")
     p.add_argument("--first-frame", action="store_true", help="only the first frame with a question (--only frame)")
-    p.add_argument("--against", type=Path, metavar="DIR",
+    p.add_argument("--against", type=lambda d: Path(d).resolve(), metavar="DIR",
                    help="first frame: also another checkout of tui-agent (its code from DIR), in the same rounds")
     ns = p.parse_args()
     if ns.first_frame:
