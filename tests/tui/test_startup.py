@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -46,6 +47,58 @@ def test_litellm_is_not_imported_on_the_way_to_the_first_frame(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "FIRST_FRAME_LITELLM False" in proc.stdout, proc.stdout
     assert "QUESTION_SHOWN True" in proc.stdout
+
+
+# What the first frame does not need: the session store (its import loads the redaction rules,
+# with yaml and re2), the engine, and the libraries of the tools and of the settings' environment.
+OFF_THE_FIRST_FRAME = ("tui_agent.session.store", "tui_agent.safety.redaction", "tui_agent.agent.engine", "yaml",
+                       "re2", "httpx", "mcp", "trafilatura", "tiktoken", "jsonschema", "pydantic_settings", "tomlkit")
+
+
+def test_the_first_frame_loads_neither_the_store_nor_the_engine_nor_the_tools_libraries(tmp_path):
+    code = textwrap.dedent(f"""
+        import asyncio, os, sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import tui_agent.cli
+        from tui_agent.cli.common import build_tui_parser, settings_from
+        from tui_agent.app.application import ResearchApp
+
+        loaded = []
+        def first_frame(app, after=ResearchApp._after_first_frame):  # as the first frame is drawn
+            loaded.extend(m for m in {OFF_THE_FIRST_FRAME!r} if m in sys.modules)
+            after(app)
+        ResearchApp._after_first_frame = first_frame
+
+        async def main():
+            settings = settings_from(build_tui_parser().parse_args(
+                ["a question", "--model", "openai/test-model", "--api-base", "http://127.0.0.1:9/v1",
+                 "--data-dir", {str(tmp_path / "db")!r}]))
+            app = ResearchApp(settings, "a question")
+            async with app.run_test(size=(120, 40)) as pilot:
+                while app.first_frame_litellm is None:
+                    await pilot.pause(0.01)
+                sys.__stdout__.write(f"LOADED {{sorted(loaded)}}\\n")
+                sys.__stdout__.flush()
+                os._exit(0)
+        asyncio.run(main())
+    """)
+    env = {"TUI_AGENT_CONFIG_DIR": str(tmp_path / "config"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "LOADED []" in proc.stdout, proc.stdout
+
+
+async def test_garbage_collection_is_on_again_once_the_first_frame_is_drawn(chat_server, tmp_path):
+    # The command line turns it off while the TUI loads (cli.cmd_tui); left off, memory would only grow.
+    gc.disable()
+    try:
+        app, _ = make_app(chat_server, tmp_path, question=None)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: app.first_frame_litellm is not None, what="the first frame")
+            assert gc.isenabled()
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question screen")
+    finally:
+        gc.enable()
 
 
 async def test_question_and_session_are_visible_from_the_first_frame(chat_server, tmp_path):

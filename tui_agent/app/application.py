@@ -18,6 +18,7 @@ header are already on screen (the header says "loading model library…" meanwhi
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import sys
@@ -90,7 +91,7 @@ class ResearchApp(App[int]):
         self.question = (question or "").strip() or None
         self.resume = resume
         self.tools = tools
-        from tui_agent.session.store import new_session_id
+        from tui_agent.session.session_rows import new_session_id
 
         # The first session's id is known (and shown) from the first frame on.
         self.fixed_session_id = resume or session_id or new_session_id()
@@ -199,6 +200,7 @@ class ResearchApp(App[int]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        gc.enable()  # off while the app loaded (cli.cmd_tui)
         self.first_frame_litellm = "litellm" in sys.modules
         self._theme_ready = True
         self.panes_ready()

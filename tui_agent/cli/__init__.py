@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from typing import Sequence
@@ -84,6 +85,10 @@ def cmd_tui(argv: Sequence[str]) -> int:
     refuse_without_terminal()  # after the arguments' own errors, before anything starts
     # Read by Textual when it is imported (next line): its frame rate is a setting of ours.
     os.environ.setdefault("TEXTUAL_FPS", str(settings.max_fps))
+    # No garbage collection while the app's modules load and its first frame is drawn: they make
+    # objects that live as long as the process, and a full collection over them (with Textual's
+    # and pydantic's) is a tenth of the time to the first frame. The app turns it back on then.
+    gc.disable()
     from tui_agent.app.leaving import run_app
 
     return run_app(settings, ns.question, resume=resume, config_file=ns.config_file)

@@ -8,6 +8,8 @@ the flags (cli/common.py) are all read from this declaration; the loading order 
 
 from __future__ import annotations
 
+import ast
+import inspect
 import os
 import re
 import types
@@ -98,7 +100,10 @@ HIDDEN = server_secrets.HIDDEN  # what a stored session holds in place of an MCP
 # now (a server's env holds secrets and is never stored; a deny added since must hold).
 MACHINE_SETTINGS = ("mcp_servers", "tool_policies")
 
-CONFIG = ConfigDict(validate_assignment=True, use_attribute_docstrings=True, allow_inf_nan=False, extra="forbid")
+# Each field's docstring is its description, read by ``_attribute_docstrings`` below (pydantic's own
+# use_attribute_docstrings finds the class's source through frames and tokenize: a third of this
+# module's import, on the way to the TUI's first frame).
+CONFIG = ConfigDict(validate_assignment=True, allow_inf_nan=False, extra="forbid")
 
 
 @dataclass(config=CONFIG)
@@ -279,6 +284,23 @@ class Settings:
         out = {name: getattr(self, name) for name in setting_names() if not is_secret(name)}
         out["mcp_servers"] = {name: server_secrets.hidden(server) for name, server in self.mcp_servers.items()}
         return out
+
+
+def _attribute_docstrings(cls: type) -> dict[str, str]:
+    """The string after each annotated field of ``cls`` in this file, as pydantic's
+    use_attribute_docstrings reads it (cleaned); none when the source is not there."""
+    try:
+        tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError):
+        return {}
+    body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__), [])
+    return {field.target.id: inspect.cleandoc(doc.value.value) for field, doc in zip(body, body[1:])
+            if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+            and isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)}
+
+
+for _name, _doc in _attribute_docstrings(Settings).items():
+    Settings.__pydantic_fields__[_name].description = _doc  # type: ignore[attr-defined]
 
 
 def declared() -> dict[str, Any]:
