@@ -24,7 +24,6 @@ from pydantic.dataclasses import dataclass
 from pydantic.fields import FieldInfo
 from typing_extensions import TypedDict  # pydantic validates only typing_extensions' TypedDict on 3.11
 
-from tui_agent.safety import server_secrets
 
 APP_NAME = "tui-agent"
 
@@ -95,7 +94,6 @@ def _mcp_servers(value: dict[str, McpServer]) -> dict[str, McpServer]:
 
 
 ToolPolicyName = Literal["ask", "allow", "deny"]
-HIDDEN = server_secrets.HIDDEN  # what a stored session holds in place of an MCP server's secrets
 # Settings of this machine, not of a session: a resume or fork takes them from the config in force
 # now (a server's env holds secrets and is never stored; a deny added since must hold).
 MACHINE_SETTINGS = ("mcp_servers", "tool_policies")
@@ -282,6 +280,8 @@ class Settings:
         an MCP server's secrets (every ``env`` value, tokens in its ``args`` and ``url``) replaced by
         ``HIDDEN`` (safety.server_secrets)."""
         out = {name: getattr(self, name) for name in setting_names() if not is_secret(name)}
+        from tui_agent.safety import server_secrets  # the redaction rules: not on the way to the TUI's first frame
+
         out["mcp_servers"] = {name: server_secrets.hidden(server) for name, server in self.mcp_servers.items()}
         return out
 
