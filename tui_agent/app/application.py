@@ -261,8 +261,8 @@ class ResearchApp(App[int]):
 
     # -- what the header and the footer show ------------------------------------------------------
     def status_label(self) -> str:
-        return status_label(self.phase, self.session, pending=self.pending is not None,
-                            paused=self.paused is not None, note=self.starting_note)
+        waiting = self.control.waiting_on()
+        return status_label(self.phase, self.session, waiting=waiting[1] if waiting else None, note=self.starting_note)
 
     def auto_on(self) -> bool:
         return self.control.auto_on(self.session, self.cli_auto)
