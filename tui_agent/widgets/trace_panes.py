@@ -83,10 +83,14 @@ def _cut_cells(text: str, width: int) -> int:
 
 
 class StreamingText(ScrollView, can_focus=True):
-    """Plain text that grows quickly; wraps to the widget width."""
+    """Plain text that grows quickly; wraps to the widget width.
+
+    The scrollbar's columns are always kept (``scrollbar-gutter: stable``): the width text wraps to
+    never changes when the text starts to scroll, so no line runs under a scrollbar that came with
+    the last piece of a stream (nothing would wrap it again)."""
 
     DEFAULT_CSS = """
-    StreamingText { height: 1fr; overflow-x: hidden; }
+    StreamingText { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
     def __init__(self, text: str = "", placeholder: str = "", **kw) -> None:
