@@ -1,0 +1,145 @@
+"""What a first hour with the TUI found (issue 26, item 6): stale pane titles on a new question,
+the waiting header, Thought wrapping at 80×24, MCP names in the Calls list, allowed-by-policy
+calls, the inspector's recount, the gauge, the model dialog's note and Ctrl-C."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import NoteTool, call
+from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tui_agent.screens.question import QuestionScreen
+
+ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
+
+
+async def test_a_new_question_shows_no_step_numbers_of_the_last_session(chat_server, tmp_path):
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, auto_approve=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        assert "step 2" in app.main.thought.border_title
+        await pilot.press("N")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
+        chat_server.script(call("lookup", topic="b"), ANSWER)
+        app.screen.query_one("Input").value = "Another question?"
+        titles: list[list[str]] = []
+        reset = app.main.reset
+
+        def reset_and_look(session):  # the panes as the new session shows them before its first step
+            reset(session)
+            titles.append([str(app.main.query_one(p).border_title) for p in ("#thought", "#action", "#observation")])
+
+        app.main.reset = reset_and_look
+        await pilot.press("enter")
+        await wait_ended(pilot, app)
+        assert titles == [["Thought", "Action", "Observation"]]
+
+
+PLAN = {"sub_questions": [{"question": "What does the note say?", "acceptance": "the number",
+                           "queries": ["note number"]}], "domains": ["notes.example"]}
+
+
+async def test_the_header_says_a_plan_or_clarifying_questions_wait_for_you(chat_server, tmp_path):
+    import json
+
+    from textual.widgets import Input
+
+    from tui_agent.screens.plan import ClarifyScreen, PlanScreen
+
+    chat_server.script(json.dumps({"questions": ["Which notes?"]}), json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="clarify", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ClarifyScreen) and app.screen.query(Input),
+                         what="the questions")
+        await pilot.pause()
+        assert app.main.header.state == "awaiting your answers"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen) and app.screen.query("#plan-view"),
+                         what="the plan dialog")
+        await pilot.pause()
+        assert app.main.header.state == "awaiting plan approval"
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+        assert app.main.header.state == "ended: answer"
+
+
+async def test_the_header_says_paused_while_a_breakpoint_waits(chat_server, tmp_path):
+    from tui_agent.screens.inspector import InspectorScreen
+
+    chat_server.script(ANSWER)
+    app, _ = make_app(chat_server, tmp_path, breakpoint=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="the paused inspector")
+        await pilot.pause()
+        assert app.main.header.state == "paused"
+
+
+LONG_THOUGHT = " ".join(f"w{i}{'x' * (i % 9)}" for i in range(40))  # words of every length, a few lines
+
+
+def pane_text(pane) -> list[str]:
+    """Every line of text the pane paints, scrolled line by line from the top (without its title line)."""
+    from textual.geometry import Region
+
+    seen: list[str] = []
+    for index in range(len(pane._vis)):
+        pane.scroll_to(y=min(index, pane.max_scroll_y), animate=False, immediate=True)
+        row = 1 + index - pane.scroll_offset.y  # under the title line
+        seen.append(pane.render_lines(Region(0, row, pane.size.width, 1))[0].text)
+    return seen
+
+
+@pytest.mark.parametrize("chunk_size", [7, 4000])
+async def test_at_80x24_a_long_streamed_thought_keeps_every_character(chat_server, tmp_path, chunk_size):
+    """Streamed in small pieces or at once: the scrollbar comes with the piece that overflows the pane
+    and takes its columns; no line may run under it."""
+    from tests.servers import Reply
+
+    chat_server.script(Reply(f"<think>{LONG_THOUGHT}</think>" + call("lookup", topic="a"), chunk_size=chunk_size),
+                       ANSWER)
+    app, _ = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_pending(pilot, app)
+        pane = app.main.thought
+        assert pane.text == LONG_THOUGHT and pane.max_scroll_y > 0  # it scrolls: the scrollbar is there
+        assert " ".join(pane_text(pane)).split() == LONG_THOUGHT.split()
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+
+
+class FileTool(NoteTool):
+    """A tool named as an MCP server's tools are (``mcp__SERVER__TOOL``)."""
+
+    name = "mcp__filesystem__read_text_file"
+
+
+def calls_row(app, call_id: str = "c1") -> dict[str, str]:
+    steps = app.main.steps
+    return {str(key.value): str(steps.get_cell(call_id, key.value)) for key in steps.columns}
+
+
+async def test_the_calls_list_shows_the_mcp_tool_not_its_prefix(chat_server, tmp_path):
+    from rich.cells import cell_len
+
+    chat_server.script(call(FileTool.name, topic="a"), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, tool=FileTool())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_pending(pilot, app)
+        cell = calls_row(app)["tool"]
+        width = app.main.steps.columns["tool"].width
+        assert cell_len(cell) <= width and cell.startswith("read_") and cell.endswith("file"), cell
+        await pilot.press("a")
+        await wait_ended(pilot, app)
+
+
+async def test_a_call_an_allow_policy_ran_shows_as_allowed_by_policy(chat_server, tmp_path):
+    chat_server.script(call(FileTool.name, topic="a"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path, tool=FileTool(), tool_policies={"mcp__filesystem__*": "allow"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_ended(pilot, app)
+        assert tool.runs == [{"topic": "a"}]  # it ran without asking
+        assert calls_row(app)["status"] == "policy"
+        app.main.view.go_to(1)
+        await pilot.pause()
+        assert "allowed by policy" in str(app.main.action.query_one("#call-view").render())
