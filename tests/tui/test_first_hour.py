@@ -68,7 +68,7 @@ async def test_the_header_says_paused_while_a_breakpoint_waits(chat_server, tmp_
     from tui_agent.screens.inspector import InspectorScreen
 
     chat_server.script(ANSWER)
-    app, _ = make_app(chat_server, tmp_path, breakpoint=True)
+    app, _ = make_app(chat_server, tmp_path, breakpoint=True, require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="the paused inspector")
         await pilot.pause()
@@ -143,3 +143,27 @@ async def test_a_call_an_allow_policy_ran_shows_as_allowed_by_policy(chat_server
         app.main.view.go_to(1)
         await pilot.pause()
         assert "allowed by policy" in str(app.main.action.query_one("#call-view").render())
+
+
+async def test_the_inspector_counts_an_edited_message_again(chat_server, tmp_path):
+    from textual.widgets import DataTable, TextArea
+
+    from tests.tui.conftest import inspector_open
+
+    chat_server.script(ANSWER)
+    app, _ = make_app(chat_server, tmp_path, breakpoint=True, require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: inspector_open(app), what="the breakpoint")
+        inspector = app.screen
+        table = inspector.query_one("#messages", DataTable)
+        before, total = str(table.get_cell("0", "tokens")), inspector.total
+        area = inspector.query_one("#message-text", TextArea)
+        area.load_text("You are brief. " + "Cite every source you use, by its number. " * 100)
+        await wait_until(pilot, lambda: str(table.get_cell("0", "tokens")) != before, what="the new count")
+        grown = int(str(table.get_cell("0", "tokens")).replace(",", ""))
+        old = int(before.replace(",", ""))
+        assert grown > old + 300 and inspector.total == total + grown - old
+        assert f"{inspector.total:,}" in str(inspector.query_one("#inspector-summary").render())
+        assert f"{grown:,} tokens" in str(inspector.query_one("#message-title").render())
+        await pilot.press("c")
+        await wait_ended(pilot, app)
