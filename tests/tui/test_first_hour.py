@@ -167,3 +167,31 @@ async def test_the_inspector_counts_an_edited_message_again(chat_server, tmp_pat
         assert f"{grown:,} tokens" in str(inspector.query_one("#message-title").render())
         await pilot.press("c")
         await wait_ended(pilot, app)
+
+
+def words(text: str) -> list[str]:
+    """The words of a gauge line without its figures: what says which format it is."""
+    import re
+
+    return re.findall(r"[a-z]+\.?", re.sub(r"[\d.,]+k?", "#", text.split("│")[0]))
+
+
+@pytest.mark.parametrize("width", [80, 100, 160])
+async def test_the_gauge_keeps_one_format_as_the_run_goes_and_explains_measured(chat_server, tmp_path, width):
+    from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
+
+    app, _ = make_app(chat_server, tmp_path, question=None)
+    async with app.run_test(size=(width, 30)) as pilot:
+        await pilot.pause()
+        gauge = app.main.query_one(TokenGauge)
+        seen = []
+        for tokens, measured in [(0, None), (373, None), (373, 410), (9_876, 9_990), (27_500, 27_610)]:
+            gauge.set_figures(GaugeFigures(prompt_tokens=tokens, threshold=28_000, window=32_768, measured=measured,
+                                           calls=12, max_calls=100, elapsed_s=65, max_s=9000))
+            seen.append(words(str(gauge.render())))
+        with_measured = [w for w in seen[2:]]
+        assert all(w == with_measured[0] for w in with_measured), seen
+        assert [w for w in seen[0] if w not in ("measured", "meas.")] == \
+            [w for w in with_measured[0] if w not in ("measured", "meas.")], seen  # measured comes, nothing else changes
+        tip = str(gauge.tooltip)
+        assert "estimated" in tip and "measured" in tip and "reserve" in tip
