@@ -195,3 +195,29 @@ async def test_the_gauge_keeps_one_format_as_the_run_goes_and_explains_measured(
             [w for w in with_measured[0] if w not in ("measured", "meas.")], seen  # measured comes, nothing else changes
         tip = str(gauge.tooltip)
         assert "estimated" in tip and "measured" in tip and "reserve" in tip
+
+
+async def test_the_model_dialog_before_any_question_does_not_promise_a_rerun(chat_server, tmp_path):
+    from tui_agent.screens.setup import ModelScreen
+
+    app, _ = make_app(chat_server, tmp_path, question=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
+        await pilot.press("escape", "m")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelScreen), what="the model dialog")
+        note = str(app.screen.query_one(".dialog-text").render())
+        assert "runs again" not in note and "session" not in note
+        assert "question" in note  # what comes next: the question is asked
+
+
+async def test_the_model_dialog_after_a_run_says_the_question_runs_again(chat_server, tmp_path):
+    from tui_agent.screens.setup import ModelScreen
+
+    chat_server.script(ANSWER)
+    app, _ = make_app(chat_server, tmp_path, require_evidence=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_ended(pilot, app)
+        await pilot.press("m")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelScreen), what="the model dialog")
+        note = str(app.screen.query_one(".dialog-text").render())
+        assert "The last run ended with answer." in note and "runs again as a new session" in note
