@@ -221,3 +221,43 @@ async def test_the_model_dialog_after_a_run_says_the_question_runs_again(chat_se
         await wait_until(pilot, lambda: isinstance(app.screen, ModelScreen), what="the model dialog")
         note = str(app.screen.query_one(".dialog-text").render())
         assert "The last run ended with answer." in note and "runs again as a new session" in note
+
+
+def told_to_quit(app) -> bool:
+    return any("ctrl+q" in f"{n.title} {n.message}".lower() for n in app._notifications)
+
+
+@pytest.mark.parametrize("where", ["question dialog", "main screen", "model dialog"])
+async def test_ctrl_c_says_how_to_quit_wherever_it_is_pressed(chat_server, tmp_path, where):
+    from tui_agent.screens.setup import ModelScreen
+
+    chat_server.script(call("lookup", topic="a"), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, question="What is it?" if where == "main screen" else None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        if where == "main screen":
+            await wait_pending(pilot, app)
+        else:
+            await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
+        if where == "model dialog":
+            await pilot.press("escape", "m")
+            await wait_until(pilot, lambda: isinstance(app.screen, ModelScreen), what="the model dialog")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert told_to_quit(app), [n.message for n in app._notifications]
+        assert app.is_running and app.return_code is None
+
+
+async def test_ctrl_c_still_copies_the_text_selected_in_a_box(chat_server, tmp_path):
+    from textual.widgets import Input
+    from textual.widgets.input import Selection
+
+    app, _ = make_app(chat_server, tmp_path, question=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
+        box = app.screen.query_one(Input)
+        box.value = "tides of the harbour"
+        box.selection = Selection(0, 5)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "tides" and app.is_running
+        assert any("Copied" in n.message for n in app._notifications) and told_to_quit(app)
