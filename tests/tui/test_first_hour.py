@@ -261,3 +261,26 @@ async def test_ctrl_c_still_copies_the_text_selected_in_a_box(chat_server, tmp_p
         await pilot.pause()
         assert app.clipboard == "tides" and app.is_running
         assert any("Copied" in n.message for n in app._notifications) and told_to_quit(app)
+
+
+async def test_the_browser_counts_the_tools_a_live_session_ran(chat_server, tmp_path):
+    """Issue 26 item 7: a running (here: waiting) session whose call ran showed `tools 0`."""
+    from textual.widgets import DataTable
+
+    from tests.tui.conftest import SESSION_ID
+    from tui_agent.screens.sessions import SessionsScreen
+
+    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
+    app, tool = make_app(chat_server, tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_pending(pilot, app, 1)
+        await pilot.press("a")
+        await wait_pending(pilot, app, 2)
+        assert len(tool.runs) == 1
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.query(DataTable),
+                         what="the browser")
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        row = {str(c.label): str(v) for c, v in zip(table.columns.values(), table.get_row(SESSION_ID))}
+        assert row["status"] in ("running", "awaiting approval") and row["tools"] == "1", row
