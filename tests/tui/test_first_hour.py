@@ -173,7 +173,7 @@ def words(text: str) -> list[str]:
     """The words of a gauge line without its figures: what says which format it is."""
     import re
 
-    return re.findall(r"[a-z]+\.?", re.sub(r"[\d.,]+k?", "#", text.split("│")[0]))
+    return re.findall(r"[a-z]+", re.sub(r"\d[\d.,]*k?", "#", text.split("│")[0]))
 
 
 @pytest.mark.parametrize("width", [80, 100, 160])
@@ -191,8 +191,8 @@ async def test_the_gauge_keeps_one_format_as_the_run_goes_and_explains_measured(
             seen.append(words(str(gauge.render())))
         with_measured = [w for w in seen[2:]]
         assert all(w == with_measured[0] for w in with_measured), seen
-        assert [w for w in seen[0] if w not in ("measured", "meas.")] == \
-            [w for w in with_measured[0] if w not in ("measured", "meas.")], seen  # measured comes, nothing else changes
+        assert [w for w in seen[0] if not w.startswith("meas")] == \
+            [w for w in with_measured[0] if not w.startswith("meas")], seen  # measured comes, nothing else changes
         tip = str(gauge.tooltip)
         assert "estimated" in tip and "measured" in tip and "reserve" in tip
 

@@ -108,6 +108,7 @@ class TokenGauge(Widget):
             f" {f.prompt_tokens:,} / {f.threshold:,} tokens · window {f.window:,}, reserve {reserve:,}{meas}",
             f" {f.prompt_tokens:,}/{f.threshold:,} · window {human_k(f.window)} reserve {human_k(reserve)}{meas_short}",
             f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)} · res {human_k(reserve)}{meas_short}",
+            f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)}{meas_short}",  # the bar shows the reserve
             f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)}",
         ]
 
@@ -126,11 +127,13 @@ class TokenGauge(Widget):
         tail = self._tail()
         tail_text = "  │  ".join(tail)
         texts = self._token_texts()
-        # The widest the figures get in this window: the format that fits them fits all the run.
-        most = replace(f, prompt_tokens=max(f.prompt_tokens, f.window), measured=max(f.measured or 0, f.window),
+        # The widest the figures get in this run: the format that fits them fits all the run
+        # (the gate forces the answer: a prompt seldom grows past it)
+        top = int("8" * len(str(max(f.prompt_tokens, f.measured or 0, f.threshold))))  # its widest text
+        most = replace(f, prompt_tokens=top, measured=top,
                        calls=max(f.calls, f.max_calls), elapsed_s=max(f.elapsed_s, f.max_s))
         widest, widest_tail = self._token_texts(most), len("  │  ".join(self._tail(most)))
-        choices = [(24, 0), (24, 1), (12, 1), (12, 2), (12, 3), (8, 3)]
+        choices = [(24, 0), (24, 1), (12, 1), (12, 2), (12, 3), (8, 3), (8, 4)]
         for bar_w, i in choices:
             if len("ctx ") + bar_w + 2 + len(widest[i]) + 5 + widest_tail <= width:
                 break
