@@ -137,9 +137,9 @@ class TokenGauge(Widget):
         for bar_w, i in choices:
             if len("ctx ") + bar_w + 2 + len(widest[i]) + 5 + widest_tail <= width:
                 break
-        else:
-            tail_text = "  ".join(tail)
         text = texts[i]
+        if len("ctx ") + bar_w + 2 + len(text) + 5 + len(tail_text) > width:  # nothing fits: the tail packs
+            tail_text = "  ".join(tail)
         parts: list = [("ctx ", "bold")]
         parts += self._bar(bar_w)
         parts.append((text, ""))
