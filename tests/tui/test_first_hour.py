@@ -284,3 +284,16 @@ async def test_the_browser_counts_the_tools_a_live_session_ran(chat_server, tmp_
         table = app.screen.query_one(DataTable)
         row = {str(c.label): str(v) for c, v in zip(table.columns.values(), table.get_row(SESSION_ID))}
         assert row["status"] in ("running", "awaiting approval") and row["tools"] == "1", row
+
+
+async def test_at_80x24_the_thought_panes_placeholder_is_whole(chat_server, tmp_path):
+    app, _ = make_app(chat_server, tmp_path, question=None)
+    from textual.geometry import Region
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
+        await pilot.press("escape")
+        await pilot.pause()
+        pane = app.main.thought
+        lines = [s.text for s in pane.render_lines(Region(0, 0, pane.size.width, pane.size.height))]
+        assert " ".join(" ".join(lines[1:]).split()) == pane.placeholder, lines  # under the title line
