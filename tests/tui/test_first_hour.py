@@ -64,17 +64,6 @@ async def test_the_header_says_a_plan_or_clarifying_questions_wait_for_you(chat_
         assert app.main.header.state == "ended: answer"
 
 
-async def test_the_header_says_paused_while_a_breakpoint_waits(chat_server, tmp_path):
-    from tui_agent.screens.inspector import InspectorScreen
-
-    chat_server.script(ANSWER)
-    app, _ = make_app(chat_server, tmp_path, breakpoint=True, require_evidence=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, InspectorScreen), what="the paused inspector")
-        await pilot.pause()
-        assert app.main.header.state == "paused"
-
-
 LONG_THOUGHT = " ".join(f"w{i}{'x' * (i % 9)}" for i in range(40))  # words of every length, a few lines
 
 
