@@ -47,6 +47,7 @@ class DecisionKind(StrEnum):
     EDITED = "edited"
     AUTO = "auto"  # approved by policy (auto mode, always-allow, --yes) without asking
     PLAN = "plan"  # approved without asking because the approved plan covers it
+    POLICY = "policy"  # approved without asking by an allow of the configuration's tool policies
     REJECTED = "rejected"
     SUBMIT = "submit"  # Submit now instead of a decision
 

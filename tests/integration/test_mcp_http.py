@@ -38,7 +38,7 @@ async def test_a_tool_of_an_mcp_server_over_http_runs_and_an_allow_policy_skips_
     assert notes_server.CALLS == ["hubble"] and approver.requests == []
     (obs,) = rec.of("observation")
     assert obs.status == ObservationStatus.OK and "20 November 1889" in obs.text
-    assert rec.of("decision")[0].kind == "auto"
+    assert rec.of("decision")[0].kind == "policy"
 
 
 def test_deny_in_the_config_wins_over_yes_and_the_server_never_sees_the_call(tmp_path, chat_server, notes_url):

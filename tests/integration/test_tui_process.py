@@ -192,3 +192,26 @@ def test_the_tui_draws_at_the_max_fps_setting_and_textuals_own_variable_wins(tmp
     assert fps() == "120"  # a key waits for the next frame: at most 8 ms, not Textual's 17
     assert fps(TUI_AGENT_MAX_FPS="90") == "90"
     assert fps(TUI_AGENT_MAX_FPS="90", TEXTUAL_FPS="30") == "30"
+
+
+def wait_for_text(tui: PtyProcess, text: str, timeout: float = START_TIMEOUT_S) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in tui.text():
+        assert tui.proc.poll() is None, tui.text()[-3000:]
+        assert time.monotonic() < deadline, f"{text!r} never appeared: " + tui.text()[-3000:]
+        time.sleep(0.2)
+
+
+def test_ctrl_c_in_the_question_dialog_says_how_to_quit_and_ctrl_q_quits(tmp_path, chat_server):
+    """Issue 26: ctrl+c did nothing and said nothing (the dialog's text box took it as copy)."""
+    tui = PtyProcess([sys.executable, "-m", "tui_agent", "--model", "openai/test-model",
+                      "--api-base", chat_server.base_url], env_for(tmp_path))
+    try:
+        wait_for_text(tui, "What should the model research?")
+        os.write(tui.master, b"\x03")
+        wait_for_text(tui, "ctrl+q quits", EXIT_TIMEOUT_S)
+        assert tui.proc.poll() is None  # ctrl+c never quits
+        os.write(tui.master, b"\x11")  # ctrl+q: no run is active, so it quits at once
+        assert tui.proc.wait(EXIT_TIMEOUT_S) is not None
+    finally:
+        tui.close()

@@ -67,6 +67,42 @@ async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(ch
         assert app.session.plan.approved.domains == ["edited.example"]
 
 
+async def test_the_json_editor_rejects_a_sub_question_without_acceptance_or_queries(chat_server, tmp_path):
+    chat_server.script(json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press("j")
+        area = app.screen.query_one("#plan-json")
+        bare = {"question": "Which year?", "acceptance": "", "queries": []}
+        area.text = json.dumps({"sub_questions": [PLAN["sub_questions"][0], bare]})
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        error = str(app.screen.query_one("#plan-error").render())
+        assert plan_open(app) and "Which year?" in error and "acceptance" in error and "query" in error, error
+        area.text = json.dumps({"sub_questions": [dict(bare, acceptance="a year", queries=["note year"])]})
+        await pilot.press("ctrl+s")
+        await wait_ended(pilot, app)
+        assert app.session.plan.approved.sub_questions[0].queries == ["note year"]
+
+
+async def test_the_fields_editor_rejects_an_emptied_acceptance(chat_server, tmp_path):
+    chat_server.script(json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: app.screen.query("#sq-1-acceptance"), what="the fields")
+        app.screen.query_one("#sq-1-acceptance", Input).value = ""
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        error = str(app.screen.query_one("#plan-error").render())
+        assert plan_open(app) and "acceptance" in error and "query" not in error, error
+        app.screen.query_one("#sq-1-acceptance", Input).value = "the number"
+        await pilot.press("ctrl+s")
+        await wait_ended(pilot, app)
+
+
 async def test_replan_with_feedback_sends_it_to_the_next_proposal(chat_server, tmp_path):
     second = dict(PLAN, sub_questions=[dict(PLAN["sub_questions"][0], question="A narrower question?")])
     chat_server.script(json.dumps(PLAN), json.dumps(second), ANSWER)

@@ -64,7 +64,7 @@ async def test_an_allowed_tool_runs_without_asking_the_person():
                                      approver=approver, tool_policies={"look*": "allow"})
     await engine.run()
     assert tool.runs == [{"topic": "a"}] and approver.requests == []
-    assert rec.of("decision")[0].kind == "auto"
+    assert rec.of("decision")[0].kind == "policy"  # recorded as the policy's, not as auto mode
 
 
 def test_the_help_page_shows_the_policies_in_force():

@@ -27,6 +27,7 @@ class Approve:
     edited: bool = False
     auto: bool = False
     always: bool = False  # also approve this tool for the rest of the run
+    policy: bool = False  # allowed by a tool policy in the configuration (agent.tool_policy), not by a person
 
 
 @dataclass
@@ -87,6 +88,8 @@ def decision_kind(decision: DecisionT) -> DecisionKind:
             return DecisionKind.REJECTED
         case Approve(edited=True):
             return DecisionKind.EDITED
+        case Approve(policy=True):
+            return DecisionKind.POLICY
         case Approve(auto=True):
             return DecisionKind.AUTO
         case _:
@@ -103,4 +106,5 @@ def recorded_decision(kind: DecisionKind | None, arguments: JSON, reason: str) -
         case DecisionKind.REJECTED:
             return Reject(reason)
         case _:
-            return Approve(arguments, edited=kind == DecisionKind.EDITED, auto=kind == DecisionKind.AUTO)
+            return Approve(arguments, edited=kind == DecisionKind.EDITED,
+                           auto=kind in (DecisionKind.AUTO, DecisionKind.POLICY), policy=kind == DecisionKind.POLICY)

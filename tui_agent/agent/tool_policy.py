@@ -52,7 +52,7 @@ def policy_decision(name: str, arguments: JSON, policies: Mapping[str, str]) -> 
         return Reject(f'the tool policy "{pattern}" = "deny" in the configuration forbids {name}; it will not run',
                       policy=True)
     if policy is ToolPolicy.ALLOW:
-        return Approve(arguments, auto=True)
+        return Approve(arguments, auto=True, policy=True)
     return None
 
 

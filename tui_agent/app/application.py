@@ -68,7 +68,10 @@ class ResearchApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "tui-agent"
-    BINDINGS = [Binding("ctrl+q", "quit_app", "Quit", show=False, priority=True)]
+    BINDINGS = [Binding("ctrl+q", "quit_app", "Quit", show=False, priority=True),
+                # Before any widget: Textual's own hint names only a visible "quit" key, so in a dialog or a
+                # text box (where ctrl+c copies) it said nothing. Selected text is still copied.
+                Binding("ctrl+c", "ctrl_c", show=False, priority=True)]
 
     def __init__(
         self,
@@ -283,8 +286,8 @@ class ResearchApp(App[int]):
 
     # -- what the header and the footer show ------------------------------------------------------
     def status_label(self) -> str:
-        return status_label(self.phase, self.session, pending=self.pending is not None,
-                            paused=self.paused is not None, note=self.starting_note)
+        waiting = self.control.waiting_on()
+        return status_label(self.phase, self.session, waiting=waiting[1] if waiting else None, note=self.starting_note)
 
     def auto_on(self) -> bool:
         return self.control.auto_on(self.session, self.cli_auto)
@@ -343,6 +346,19 @@ class ResearchApp(App[int]):
 
     async def action_quit_app(self) -> None:
         await self.flows.quit_asking()
+
+    def action_ctrl_c(self) -> None:
+        """Copy what is selected (a text box's selection, else the screen's) and say so; either way
+        say how to quit, as Textual apps do: ctrl+c never quits here."""
+        how = "ctrl+q quits (it asks first while a run is active); q too on the main screen."
+        if getattr(self.focused, "selected_text", ""):  # a box selects its text when focused
+            self.focused.action_copy()  # type: ignore[union-attr]
+            self.notify(f"Copied the selected text. {how}", title="ctrl+c copies")
+        elif self.screen.get_selected_text():
+            self.screen.action_copy_text()
+            self.notify(f"Copied the selected text. {how}", title="ctrl+c copies")
+        else:
+            self.notify(how, title="Quit?")
 
     # -- what the session browser calls (``screens/sessions.py``) ---------------------------------
     def resume_session(self, session_id: str) -> None:

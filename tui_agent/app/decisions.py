@@ -36,7 +36,7 @@ class Decisions:
 
             app.control.pending = req
             ask(app, req)
-            app.main.update_waiting()
+            app.main.update_header()  # the header says what waits
             return
         # auto_on, not the engine's own flag: a y the engine's loop has not taken yet counts too
         if app.control.research is not None and app.auto_on():

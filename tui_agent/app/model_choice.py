@@ -92,9 +92,11 @@ class ModelSetup:
         if app.run_active():
             note = "The model call is being retried. Changing the model stops this run; the question runs again " \
                    "as a new session."
-        else:
+        elif app.question:
             note = (f"The last run ended with {ended.termination}. " if ended else "") + \
                 "The question runs again as a new session."
+        else:  # nothing to run again: the question is asked next
+            note = "The new model is used from your first question on; you type it next."
         app.push_screen(ModelScreen(app.settings.model or "", app.settings.api_base, note), self._changed)
 
     async def _changed(self, choice: Any) -> None:

@@ -33,16 +33,26 @@ def warm_up(settings: Settings | None = None) -> None:
     import tui_agent.web.net  # noqa: F401
 
 
-def status_label(phase: Phase, s: SessionState, *, pending: bool, paused: bool, note: str | None) -> str:
-    """What the header says about the run: the app's phase laid over the fold's status."""
-    if paused:
-        return str(Phase.PAUSED)
+# What the header says while a decision of each kind (``RunController.waiting_on``) waits for the user.
+WAITING_LABELS = {
+    "tool call": str(Status.AWAITING),
+    "plan": "awaiting plan approval",
+    "clarifying questions": "awaiting your answers",
+    "breakpoint": str(Phase.PAUSED),
+}
+
+
+def status_label(phase: Phase, s: SessionState, *, waiting: str | None, note: str | None) -> str:
+    """What the header says about the run: the app's phase laid over the fold's status; ``waiting``
+    is the kind of decision that waits for the user (None: none), whatever the run's status says."""
+    if waiting == "breakpoint":
+        return WAITING_LABELS[waiting]
     if phase is Phase.FAILED:
         return str(Phase.FAILED)
     if s.ended is not None:
         return f"ended: {s.ended.termination}"
-    if pending:
-        return str(Status.AWAITING)
+    if waiting is not None:
+        return WAITING_LABELS.get(waiting, str(Status.AWAITING))
     if phase is Phase.STARTING:
         return note or str(Phase.STARTING)
     if s.status == Status.IDLE and note:

@@ -152,4 +152,18 @@ def parse_edited(text: str) -> tuple[Plan | None, str]:
     error = check(obj)
     if error:
         return None, error
-    return Plan.from_dict(obj), ""
+    plan = Plan.from_dict(obj)
+    missing = incomplete(plan)
+    return (None, missing) if missing else (plan, "")
+
+
+def incomplete(plan: Plan) -> str | None:
+    """What a person's plan lacks that every sub-question has (an acceptance: what counts as
+    answered, and the queries that search for it), naming the sub-question; None when nothing.
+    A model's plan is read leniently (:func:`read_plan`); a person's edit is held to this."""
+    for i, sq in enumerate(plan.sub_questions):
+        missing = [what for what, given in (("an acceptance (what counts as answered)", sq.acceptance),
+                                            ("at least one search query", sq.queries)) if not given]
+        if missing:
+            return f'sub_questions.{i}: "{sq.question}" needs {" and ".join(missing)}'
+    return None

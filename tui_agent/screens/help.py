@@ -71,9 +71,18 @@ header shows *auto* while it is on.
 
 {policies_text(tool_policies or {})}
 
+## The gauge
+
+**ctx** is the prompt of the last model call in tokens: the first figure is *estimated* by the
+local tokenizer before the call, *measured* (*meas.*) is what the provider counted once it
+answered. The second figure is the gate (past it the model must answer); the bar shows the
+window with the reserve kept for the answer (▒). Then calls, time worked (waiting for you does
+not count) and cost. Hover the gauge for this legend.
+
 ## Run states
 
-*running* · *awaiting approval* · *paused* (breakpoint) · *answering* (the final answer is
+*running* · *awaiting approval* (a tool call) · *awaiting plan approval* · *awaiting your
+answers* (clarifying questions) · *paused* (breakpoint) · *answering* (the final answer is
 being written) · *ended: termination* (answer, token_limit, call_limit, time_limit,
 budget_limit, user_submit, format_error, model_error, cancelled). A session whose process
 died is *interrupted* in the browser and stays resumable.
@@ -86,7 +95,8 @@ def policies_text(tool_policies: Mapping[str, str]) -> str:
 
     intro = ("Set in config.toml (`[tool_policies]`, a tool name or glob each): *allow* runs a call without "
              "asking, *deny* never runs it, not even in auto mode or with **--yes** (deny wins over every "
-             "other match), *ask* leaves it to you. `tui-agent tools list` shows each tool's policy.")
+             "other match), *ask* leaves it to you. A call an allow ran shows as *policy* in the Calls list. "
+             "`tui-agent tools list` shows each tool's policy.")
     lines = describe(tool_policies)
     if not lines:
         return intro + "\n\nNone are set: every tool call is yours to decide."

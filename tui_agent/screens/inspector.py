@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from textual.app import ComposeResult
@@ -17,6 +18,9 @@ from textual.widgets import Button, DataTable, Footer, Static, TextArea
 
 from tui_agent.app.actions import bindings, button
 from tui_agent.screens.context_keys import OPEN_CONTEXT
+
+# An edited message is counted again once typing stops this long (seconds): not at every key.
+RECOUNT_DEBOUNCE_S = 0.2
 
 
 @dataclass
@@ -105,6 +109,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
         self.editable = editable_indexes(self.messages) if paused else set()
         self.edits: dict[int, str] = {}
         self.current = 0
+        self._recount: Any = None  # the timer that counts an edited message again
         self.loaded = False  # set once the table and the first message are shown
 
     def compose(self) -> ComposeResult:
@@ -175,6 +180,10 @@ class InspectorScreen(Screen[InspectorResult | None]):
         m = self.messages[index]
         area.load_text(self.edits.get(index, m.get("content", "") if index in self.editable else shown_text(m)))
         area.read_only = index not in self.editable
+        self._title(index)
+
+    def _title(self, index: int) -> None:
+        m = self.messages[index]
         state = "editable" if index in self.editable else "read-only"
         edited = " · edited" if index in self.edits else ""
         self.query_one("#message-title", Static).update(
@@ -194,6 +203,23 @@ class InspectorScreen(Screen[InspectorResult | None]):
             self.edits.pop(self.current, None)
         else:
             self.edits[self.current] = event.text_area.text
+        if self._recount is not None:
+            self._recount.stop()
+        self._recount = self.set_timer(RECOUNT_DEBOUNCE_S, partial(self._count_again, self.current))
+
+    def _count_again(self, index: int) -> None:
+        """The edited message's tokens, and the total, counted again (as the engine estimates them)."""
+        from tui_agent.model.tokens import TokenCounter
+
+        self._recount = None
+        m = dict(self.messages[index], content=self.edits.get(index, self.messages[index].get("content", "")))
+        tokens = TokenCounter().message(m)
+        self.total += tokens - self.tokens[index]
+        self.tokens[index] = tokens
+        self.query_one("#inspector-summary", Static).update(self._summary())
+        self.query_one("#messages", DataTable).update_cell(str(index), "tokens", f"{tokens:,}")
+        if self.current == index:
+            self._title(index)
 
     def edited_messages(self) -> list[dict[str, str]] | None:
         if not self.edits:

@@ -10,13 +10,14 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui_agent.app.actions import bindings, button, table, UiAction
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.plan.schema import Plan, check, normalise
+from tui_agent.plan.schema import Plan, check, incomplete, normalise
 from tui_agent.widgets.approval_bar import JsonArea
 
 DIALOG_CSS = """
@@ -171,13 +172,17 @@ class PlanScreen(ModalScreen[None]):
         domains = [d.strip() for d in self.query_one("#plan-domains", Input).value.split(",") if d.strip()]
         obj = normalise({"sub_questions": subs, "domains": domains, "budget": self.request.plan.to_dict()["budget"]})
         error = check(obj)
-        return (None, error) if error else (Plan.from_dict(obj), "")
+        if error:
+            return None, error
+        plan = Plan.from_dict(obj)
+        missing = incomplete(plan)
+        return (None, missing) if missing else (plan, "")
 
     def action_approve_edited(self) -> None:
         plan, error = self.edited()
         if plan is None:
             self.app.bell()
-            self.query_one("#plan-error", Static).update(error)
+            self.query_one("#plan-error", Static).update(Content(error))  # plain: the text may hold brackets
             return
         kind = PlanDecisionKind.EDITED if plan != self.request.plan else PlanDecisionKind.APPROVED
         self._decide(PlanDecision(kind, plan=plan))

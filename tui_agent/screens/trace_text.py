@@ -13,7 +13,9 @@ from tui_agent.session.fold import CallState, StepState
 
 NO_CALL = "No tool call yet."
 # Decisions after which a call runs (until its observation arrives).
-RUNS_AFTER = frozenset({DecisionKind.APPROVED, DecisionKind.EDITED, DecisionKind.AUTO})
+RUNS_AFTER = frozenset({DecisionKind.APPROVED, DecisionKind.EDITED, DecisionKind.AUTO, DecisionKind.POLICY})
+# What the Action pane says of a decision where the list's one word is not enough.
+DECISION_WORDS = {"policy": "allowed by policy"}
 
 
 def shown(text: Any) -> str:
@@ -42,7 +44,8 @@ def action_content(rec: StepState | None, forced_reason: Any) -> Content:
         for i, call in enumerate(rec.calls):
             if i:
                 parts.append("\n")
-            parts += [(shown(call.tool) or "?", "bold $action-accent"), "  ", (call.label, _label_style(call.label)),
+            parts += [(shown(call.tool) or "?", "bold $action-accent"), "  ",
+                      (DECISION_WORDS.get(call.label, call.label), _label_style(call.label)),
                       "\n", shown(pretty(call.arguments))]
             if call.reason:
                 parts += ["\n", ("reason: ", "italic"), shown(call.reason)]

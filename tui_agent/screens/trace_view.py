@@ -54,6 +54,10 @@ class TraceView:
         self.screen.header.session_id = session.session_id
         self.screen.set_question(session.question)
         self.screen.thought.set_text("")
+        # No step yet: no step numbers (a new session must not wear the last one's).
+        self.screen.thought.border_title = "Thought"
+        self.screen.action.border_title = "Action"
+        self.screen.query_one("#observation", MarkdownPane).border_title = "Observation"
         self.screen.query_one("#observation", MarkdownPane).set_markdown("*No observation yet.*")
         self.screen.query_one("#answer", MarkdownPane).set_markdown("")
         self.screen.query_one("#lower", ContentSwitcher).current = "observation"

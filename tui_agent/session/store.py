@@ -32,7 +32,9 @@ from typing import Any, Iterator
 
 from tui_agent.safety import hygiene
 from tui_agent.safety.redaction import redactor
-from tui_agent.session.events import Event, ModelCallStarted, RunEnded, RunStarted, Termination, event_from_dict
+from tui_agent.session.events import (
+    Event, ModelCallStarted, Observation, RunEnded, RunStarted, Termination, event_from_dict,
+)
 from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary
     MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,
 )
@@ -76,13 +78,19 @@ _ENDED_SQL = ("UPDATE sessions SET updated=?, status=?, termination=?, cost_usd=
 
 def _update_row(conn: sqlite3.Connection, owner: str, sid: str, events: list[Event]) -> None:
     """The session row after ``events`` (in order): a run that starts or ends sets its status;
-    then one statement sets the time (the last event's) and the steps the model was called in."""
+    then one statement sets the time (the last event's) and the steps the model was called in.
+    The tools that ran are counted as they run (as the fold counts them), so a live or resumed
+    session shows them before its run ends (its end sets the run's own count, the same)."""
     steps = None
+    ran = 0
     for event in events:
         match event:
             case ModelCallStarted(step=step):
                 steps = step if steps is None else max(steps, step)
+            case Observation(executed=True):
+                ran += 1
             case RunEnded(result=result, termination=termination):
+                ran = 0  # the end sets the run's own count, these calls included
                 result = result or {}
                 status = SessionStatus.CANCELLED if termination == Termination.CANCELLED else SessionStatus.ENDED
                 conn.execute(_ENDED_SQL, (event.ts, status, termination, result.get("cost_usd"),
@@ -90,6 +98,8 @@ def _update_row(conn: sqlite3.Connection, owner: str, sid: str, events: list[Eve
             case RunStarted():
                 conn.execute("UPDATE sessions SET updated=?, status=?, termination=NULL, owner=? WHERE id=?",
                                   (event.ts, SessionStatus.RUNNING, owner, sid))
+    if ran:
+        conn.execute("UPDATE sessions SET tool_calls=tool_calls+? WHERE id=?", (ran, sid))
     if steps is None:
         if not isinstance(events[-1], (RunStarted, RunEnded)):  # those set the time already
             conn.execute("UPDATE sessions SET updated=? WHERE id=?", (events[-1].ts, sid))

@@ -11,6 +11,8 @@ STATE_STYLES = {
     "running": "bold $success",
     "answering": "bold $accent",
     "awaiting approval": "bold reverse $warning",
+    "awaiting plan approval": "bold reverse $warning",
+    "awaiting your answers": "bold reverse $warning",
     "paused": "bold reverse $secondary",
     "starting": "$text-muted",
     "idle": "$text-muted",

@@ -3,14 +3,20 @@ shows that step in the panes."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
 from tui_agent.session.fold import CallState
 
+# The tool column's width (cells); a longer name is cut in its middle, an MCP tool's server prefix dropped.
+TOOL_CELLS = 12
+# An MCP tool's name is ``mcp__SERVER__TOOL`` (``tools.mcp``); the list shows TOOL (the Action pane all of it).
+MCP_PREFIX = "mcp__"
+
 STATUS_STYLES = {
-    "approved": "$success", "auto": "$success", "edited": "$accent", "rejected": "$error", "failed": "$error",
+    "approved": "$success", "auto": "$success", "policy": "$success", "edited": "$accent", "rejected": "$error", "failed": "$error",
     "duplicate": "$warning", "invalid": "$warning", "disabled": "$error", "refused": "$warning",
     "http_error": "$warning",
     "pending": "bold reverse $warning", "not run": "$text-muted", "replayed": "$secondary",
@@ -19,6 +25,18 @@ STATUS_STYLES = {
 
 def status_cell(label: str) -> Content:
     return Content.styled(label, STATUS_STYLES.get(label, ""))
+
+
+def tool_cell(name: str, width: int = TOOL_CELLS) -> str:
+    """The tool's name in ``width`` cells: an MCP tool's own name without ``mcp__SERVER__``, and a
+    name still too long cut in the middle, where names differ least (``read_t…_file``)."""
+    if name.startswith(MCP_PREFIX) and name.count("__") >= 2:
+        name = name.split("__", 2)[2] or name
+    if cell_len(name) <= width:
+        return name
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    return name[:head] + "…" + name[-tail:]
 
 
 def duration_cell(call: CallState) -> str:
@@ -43,7 +61,7 @@ class StepList(DataTable):
 
     def on_mount(self) -> None:
         self.add_column("#", key="step", width=3)
-        self.add_column("tool", key="tool", width=8)
+        self.add_column("tool", key="tool", width=TOOL_CELLS)
         self.add_column("status", key="status", width=9)
         self.add_column("time", key="time", width=5)
         self.add_column("arguments", key="args")
@@ -53,7 +71,7 @@ class StepList(DataTable):
         self._steps.clear()
 
     def upsert(self, call: CallState) -> None:
-        cells = (str(call.step), call.tool or "?", status_cell(call.label), duration_cell(call),
+        cells = (str(call.step), tool_cell(call.tool or "?"), status_cell(call.label), duration_cell(call),
                  call.short_arguments(48))
         if call.call_id in self._steps:
             for key, value in zip(("step", "tool", "status", "time", "args"), cells):

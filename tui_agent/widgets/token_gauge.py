@@ -1,9 +1,13 @@
 """The token gauge: context used against the forced-answer threshold and the window (the
-reserve visible), coloured by fill; beside it model calls, elapsed time and cost."""
+reserve visible), coloured by fill; beside it model calls, elapsed time and cost.
+
+Its format is chosen by the room it has and the run's window, never by the figures of the moment:
+the longest figures the window allows must fit, so the gauge keeps one format while a run's
+tokens grow and a measured count arrives. Its tooltip (``LEGEND``) says what each figure is."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from textual.content import Content
@@ -11,6 +15,16 @@ from textual.widget import Widget
 
 # Fill (of the threshold) at which the bar turns from ok to warn, and from warn to high.
 WARN_AT, HIGH_AT = 0.6, 0.85
+
+LEGEND = (
+    "ctx: the prompt of the last model call, in tokens.\n"
+    "First figure: estimated by the local tokenizer before the call. "
+    "'measured' (meas.): what the provider counted for that call, once it answered.\n"
+    "Second figure: the gate; past it the model is made to answer (forced answer).\n"
+    "Bar: █ used, ░ free below the gate, ▒ the reserve kept for the answer (window − gate).\n"
+    "Then: model calls / the call limit, time worked / the time limit (waiting for you does not "
+    "count), cost / budget."
+)
 
 
 @dataclass
@@ -55,6 +69,7 @@ class TokenGauge(Widget):
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
         self.figures = GaugeFigures()
+        self.tooltip = LEGEND
 
     def set_figures(self, figures: GaugeFigures) -> None:
         if figures != self.figures:
@@ -82,8 +97,8 @@ class TokenGauge(Widget):
         parts.append(("▏", "$text-muted"))
         return parts
 
-    def _token_texts(self) -> list[str]:
-        f = self.figures
+    def _token_texts(self, f: GaugeFigures | None = None) -> list[str]:
+        f = f or self.figures
         reserve = max(0, f.window - f.threshold)
         meas = f" · {f.measured:,} measured" if f.measured is not None else ""
         meas_short = f" · {human_k(f.measured)} meas." if f.measured is not None else ""
@@ -93,11 +108,12 @@ class TokenGauge(Widget):
             f" {f.prompt_tokens:,} / {f.threshold:,} tokens · window {f.window:,}, reserve {reserve:,}{meas}",
             f" {f.prompt_tokens:,}/{f.threshold:,} · window {human_k(f.window)} reserve {human_k(reserve)}{meas_short}",
             f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)} · res {human_k(reserve)}{meas_short}",
+            f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)}{meas_short}",  # the bar shows the reserve
             f" {human_k(f.prompt_tokens)}/{human_k(f.threshold)}",
         ]
 
-    def _tail(self) -> list[str]:
-        f = self.figures
+    def _tail(self, f: GaugeFigures | None = None) -> list[str]:
+        f = f or self.figures
         out = [f"calls {f.calls}/{f.max_calls}", f"{clock(f.elapsed_s)} / {clock(f.max_s)}"]
         if f.cost_usd is not None:
             out.append(f"${f.cost_usd:.4f}" + (f" / ${f.budget_usd:.2f}" if f.budget_usd is not None else ""))
@@ -107,13 +123,22 @@ class TokenGauge(Widget):
 
     def render(self) -> Content:
         width = self.size.width or 100
+        f = self.figures
         tail = self._tail()
         tail_text = "  │  ".join(tail)
-        for bar_w, text in [(24, t) for t in self._token_texts()[:2]] + [(12, t) for t in self._token_texts()[1:]] + [(8, self._token_texts()[-1])]:
-            total = len("ctx ") + bar_w + 2 + len(text) + 5 + len(tail_text)
-            if total <= width:
+        texts = self._token_texts()
+        # The widest the figures get in this run: the format that fits them fits all the run
+        # (the gate forces the answer: a prompt seldom grows past it)
+        top = int("8" * len(str(max(f.prompt_tokens, f.measured or 0, f.threshold))))  # its widest text
+        most = replace(f, prompt_tokens=top, measured=top,
+                       calls=max(f.calls, f.max_calls), elapsed_s=max(f.elapsed_s, f.max_s))
+        widest, widest_tail = self._token_texts(most), len("  │  ".join(self._tail(most)))
+        choices = [(24, 0), (24, 1), (12, 1), (12, 2), (12, 3), (8, 3), (8, 4)]
+        for bar_w, i in choices:
+            if len("ctx ") + bar_w + 2 + len(widest[i]) + 5 + widest_tail <= width:
                 break
-        else:
+        text = texts[i]
+        if len("ctx ") + bar_w + 2 + len(text) + 5 + len(tail_text) > width:  # nothing fits: the tail packs
             tail_text = "  ".join(tail)
         parts: list = [("ctx ", "bold")]
         parts += self._bar(bar_w)

@@ -83,10 +83,14 @@ def _cut_cells(text: str, width: int) -> int:
 
 
 class StreamingText(ScrollView, can_focus=True):
-    """Plain text that grows quickly; wraps to the widget width."""
+    """Plain text that grows quickly; wraps to the widget width.
+
+    The scrollbar's columns are always kept (``scrollbar-gutter: stable``): the width text wraps to
+    never changes when the text starts to scroll, so no line runs under a scrollbar that came with
+    the last piece of a stream (nothing would wrap it again)."""
 
     DEFAULT_CSS = """
-    StreamingText { height: 1fr; overflow-x: hidden; }
+    StreamingText { height: 1fr; overflow-x: hidden; scrollbar-gutter: stable; }
     """
 
     def __init__(self, text: str = "", placeholder: str = "", **kw) -> None:
@@ -195,8 +199,9 @@ class StreamingText(ScrollView, can_focus=True):
         style = getattr(self, "_line_style", None) or self.rich_style
         index = y + self.scroll_offset.y
         if not self._vis or (len(self._vis) == 1 and not self._vis[0]):
-            if y == 0 and self.placeholder:
-                text = self.placeholder[:width]
+            lines = wrap_line(self.placeholder, width) if self.placeholder else []
+            if y < len(lines):  # wrapped as the text is: nothing cut at the pane's edge
+                text = lines[y]
                 return Strip([Segment(text, style + self.get_component_rich_style("streaming-text--placeholder")),
                               Segment(" " * max(0, width - cell_len(text)), style)])
             return Strip.blank(width, style)
