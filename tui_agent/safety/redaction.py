@@ -68,9 +68,20 @@ class Finding:
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-# Without an END line the block runs over what a key body is made of (base64, header lines,
-# whitespace, or the literal \n of a key quoted inside JSON).
-_PEM_BODY = re.compile(r"(?:\\[nr]|[A-Za-z0-9+/=\s:,\-])*")
+# Without an END line the block runs over what a key body is made of, piece by piece, each after
+# whitespace or the literal \n of a key quoted inside JSON: base64 runs of PEM_MIN_LINE_CHARS or
+# more, a shorter last run (padded, or followed only by whitespace up to a dash line or the end), the
+# header lines of an encrypted key (``Proc-Type: 4,ENCRYPTED``) and further BEGIN lines. Prose after
+# the block stops it: a word of prose is neither.
+PEM_MIN_LINE_CHARS = 16
+"""A base64 run this long continues a key body that has no END line; a shorter one only ends it."""
+_PEM_SEP = r"(?:\s|\\[nr])"
+_PEM_BODY = re.compile(
+    rf"(?:{_PEM_SEP}+(?:[A-Za-z0-9+/]{{{PEM_MIN_LINE_CHARS},}}={{0,2}}|[A-Za-z0-9+/]{{1,{PEM_MIN_LINE_CHARS}}}={{1,2}}"
+    rf"|[A-Za-z0-9+/]{{1,{PEM_MIN_LINE_CHARS}}}(?={_PEM_SEP}*+(?:-----|\Z))"
+    r"|(?:Proc-Type|DEK-Info|Comment):[^\n\\]{0,200}|-----BEGIN[ A-Z0-9_-]{0,40}-----))*"
+)
+_PEM_SEPS = re.compile(rf"{_PEM_SEP}*+")
 
 
 def _pem_spans(text: str) -> Iterator[Finding]:
@@ -92,7 +103,8 @@ def _pem_spans(text: str) -> Iterator[Finding]:
         if not body_start <= m.end() <= body_end:
             body_start, body_end = m.end(), _PEM_BODY.match(text, m.end()).end()
         i = bisect.bisect_left(end_starts, m.end())
-        stop = end_lines[i][1] if i < len(end_lines) and end_starts[i] <= body_end else body_end
+        reach = _PEM_SEPS.match(text, body_end).end()  # an END line may follow after whitespace
+        stop = end_lines[i][1] if i < len(end_lines) and end_starts[i] <= reach else body_end
         masked_until = stop
         yield Finding(m.start(), stop, "private-key-block")
 
