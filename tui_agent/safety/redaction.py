@@ -19,6 +19,10 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
 - assignments whose name says secret (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
 - values of environment variables whose names say secret, when the value looks like a secret
   (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form.
+
+Every detector also reads the text folded (NFKC, format and default-ignorable characters removed):
+a zero-width space, soft hyphen or fullwidth letters inside a token still leave it found, and the
+original characters of its span, invisible ones included, are replaced.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 from urllib.parse import quote
 
-from tui_agent.safety import rule_sets, secret_rules
+from tui_agent.safety import invisible, rule_sets, secret_rules
 from tui_agent.safety.assignments import assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random
 
 REDACTED = "[REDACTED]"
@@ -271,6 +275,7 @@ def warm_up() -> None:
     redaction; :func:`start_warm_up` does it in a background thread."""
     rule_sets.compiled()
     secret_rules.scan("warm up")
+    invisible.fold("\u00e9")  # the folding tables
 
 
 def start_warm_up() -> threading.Thread:
@@ -290,6 +295,18 @@ def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Fi
 
 
 def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
+    """Findings in ``text`` and in its folded form (:func:`tui_agent.safety.invisible.fold`: NFKC,
+    without format and default-ignorable characters), mapped back to the original's positions,
+    so a soft hyphen, a zero-width space or fullwidth letters inside a token do not hide it."""
+    findings = _find_plain(text, values)
+    folded = invisible.fold(text)
+    if folded is not None:
+        findings.extend(Finding(folded.start(f.start), folded.end(f.end), f.kind)
+                        for f in _find_plain(folded.text, values) if f.end > f.start)
+    return findings
+
+
+def _find_plain(text: str, values: tuple[str, ...]) -> list[Finding]:
     findings: list[Finding] = []
     findings.extend(_env_spans(text, values))
     findings.extend(_pem_spans(text))
