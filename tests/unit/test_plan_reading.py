@@ -88,3 +88,20 @@ def test_a_lookalike_domain_is_kept_in_punycode_and_never_approves_a_visit_unask
     assert not on_domain("https://\u0430pple.com/login", plan.domains)
     assert not on_domain("https://xn--pple-43d.com/login", plan.domains)
     assert not on_domain("https://apple.com/", plan.domains)
+
+
+def test_the_public_suffix_list_comes_from_the_bundled_snapshot_without_network_or_cache_files(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = ("import socket\n"
+            "def refuse(*a, **k): raise OSError('no network in this test')\n"
+            "socket.socket.connect = refuse; socket.create_connection = refuse\n"
+            "from tui_agent.plan.domains import problem\n"
+            "assert problem('python.org') is None and 'public suffix alone' in problem('co.uk')\n")
+    env = dict(os.environ, HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    env.pop("TLDEXTRACT_CACHE", None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert list(tmp_path.rglob("*")) == []
