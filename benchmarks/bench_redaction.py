@@ -30,6 +30,8 @@
   for review (all of them with --show-misses).
 - Time against input size on crafted texts (10 KB, 100 KB, 1 MB): the ratio of the last two
   shows the growth (10x for linear).
+- Worst time per MB over crafted inputs (``--only worst``): seconds per MB at 1 and 2 MB for each,
+  with the ratio of the two rates (1x for linear growth, 2x for quadratic).
 
 - Corpora it was not tuned on (``benchmarks/recall_corpora.py``): secretlint, ripsecrets and
   ggshield test data (MIT, ``benchmarks/data/recall_corpora.jsonl``) by source, split (tune /
@@ -38,7 +40,7 @@
   rule sets' compile time in a fresh process.
 
 Run: ``.venv/bin/python benchmarks/bench_redaction.py [--repeat 7] [--show-misses]
-[--only recall|code|scaling|negatives|throughput|corpora] [--trufflehog DIR]``.
+[--only recall|code|scaling|worst|negatives|throughput|corpora] [--trufflehog DIR]``.
 """
 
 from __future__ import annotations
@@ -495,7 +497,50 @@ def other_corpora(trufflehog: Path | None, show: bool) -> None:
     recall_corpora.load_time()
 
 
-SECTIONS = ("recall", "code", "scaling", "negatives", "throughput", "corpora")
+
+
+# --- worst time per MB over crafted inputs (issue 27, item 8) ------------------------------------
+
+WORST_SIZES = (1_000_000, 2_000_000)
+
+
+def worst_case_inputs() -> dict[str, object]:
+    """Inputs crafted against the detectors' rescans, each a function of the size in characters:
+    the scaling set above plus keyword runs on one long line (``key `` repeated made
+    ``_in_netrc_line`` reread the line at every keyword: 2.9 s for 1 MB, 14 s for 2 MB before)."""
+
+    def rep(unit: str):
+        return lambda n: (unit * (n // len(unit) + 1))[:n]
+
+    prose = "the key findings of the token audit were passed on to the login team, secret or not. "
+    return adversarial_inputs() | {
+        '"key " repeated': rep("key "),
+        "keywords on one long line": rep("token secret key pass auth login bearer cred pwd "),
+        ".netrc line of keywords": lambda n: "machine h login u " + rep("password key ")(n - 18),
+        "prose of keywords, one line": rep(prose),
+        "BEGIN PRIVATE KEY, no END, prose": lambda n: "-----BEGIN PRIVATE KEY-----\n" + rep(prose)(n - 28),
+        "BEGIN PRIVATE KEY, no END, base64": lambda n: "-----BEGIN PRIVATE KEY-----\n" + rep("MIIEvQIBADANBgkqhkiG9w0BAQEF\n")(n - 28),
+        "--password flags": rep("--password "),
+        "Bearer repeated": rep("Authorization: Bearer "),
+    }
+
+
+def worst_time_per_mb() -> None:
+    """Seconds of ``redact`` per MB for each crafted input at 1 and 2 MB, and the ratio of the two
+    rates (about 1 when the time grows linearly, 2 when it is quadratic); the worst rate last."""
+    heads = "".join(f"{n // MB:>9} MB" for n in WORST_SIZES)
+    print("seconds per MB of redact on crafted inputs")
+    print(f"{'crafted input':<36}{heads}{'ratio':>9}")
+    redact("warm up the rule sets", {})
+    worst = (0.0, "")
+    for name, make in worst_case_inputs().items():
+        rates = [_timed(redact, make(n)) / (n / MB) for n in WORST_SIZES]
+        worst = max(worst, (max(rates), name))
+        print(f"{name:<36}" + "".join(f"{r:>10.2f}s" for r in rates) + f"{rates[-1] / max(rates[0], 1e-9):>8.2f}x")
+    print(f"worst: {worst[0]:.2f} s per MB ({worst[1]})")
+
+
+SECTIONS = ("recall", "code", "scaling", "worst", "negatives", "throughput", "corpora")
 
 
 def main() -> None:
@@ -524,6 +569,9 @@ def main() -> None:
         print()
     if "scaling" in only:
         scaling()
+        print()
+    if "worst" in only:
+        worst_time_per_mb()
         print()
     if only & {"negatives", "throughput"}:
         prose, code = negatives(random.Random(10), args.show_misses)

@@ -103,6 +103,25 @@ async def test_the_fields_editor_rejects_an_emptied_acceptance(chat_server, tmp_
         await wait_ended(pilot, app)
 
 
+async def test_the_plan_editor_refuses_an_ip_address_or_a_bare_suffix_as_a_domain_and_says_why(chat_server, tmp_path):
+    chat_server.script(json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: app.screen.query("#plan-domains"), what="the fields")
+        domains = app.screen.query_one("#plan-domains", Input)
+        for value, reason in (("notes.example, 0.0.1", "IP address"), ("com", "public suffix alone")):
+            domains.value = value
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert plan_open(app) and reason in str(app.screen.query_one("#plan-error").render())
+        domains.value = "notes.example"
+        await pilot.press("ctrl+s")
+        await wait_ended(pilot, app)
+        assert app.session.plan.approved.domains == ["notes.example"]
+
+
 async def test_replan_with_feedback_sends_it_to_the_next_proposal(chat_server, tmp_path):
     second = dict(PLAN, sub_questions=[dict(PLAN["sub_questions"][0], question="A narrower question?")])
     chat_server.script(json.dumps(PLAN), json.dumps(second), ANSWER)

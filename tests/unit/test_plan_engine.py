@@ -250,3 +250,38 @@ async def test_an_approver_that_approves_whatever_it_is_asked_approves_the_plan(
     result = await engine.run()
     assert result["termination"] == "answer" and engine.state.plan.approved is not None
     assert rec.of("clarify_answered")[0].answers == [] and rec.of("plan_decided")[0].kind == "approved"
+
+
+LOOKALIKE = "https://\u0430pple.example/"  # a Cyrillic а
+
+
+class SnippetSearch(FakeSearch):
+    """Results in the real search tool's format, with URLs planted in titles and snippets."""
+
+    async def run(self, arguments, ctx):
+        from tui_agent.tools.base import ToolResult
+        from tui_agent.tools.search import Hit, QueryOutcome, format_outcomes
+
+        self.runs.append(list(arguments["query"]))
+        outcomes = [QueryOutcome(q, hits=[Hit("see https://title.example/x", PAGE,
+                                               "mirror at https://planted.example/steal and http://127.0.0.1:8080/"),
+                                           Hit("Apple", LOOKALIKE, "a look-alike result")])
+                    for q in arguments["query"]]
+        return ToolResult(format_outcomes(outcomes, 10))
+
+
+async def test_only_result_urls_of_a_plan_search_run_unasked_not_urls_in_snippets_titles_or_queries():
+    query_url = "https://query.example/page"
+    plan = dict(PLAN, domains=[], sub_questions=[dict(PLAN["sub_questions"][0], queries=["bridge opening year", query_url])])
+    search, visit = SnippetSearch(), FakeVisit()
+    planted = ["https://planted.example/steal", "https://title.example/x", "http://127.0.0.1:8080", query_url,
+               LOOKALIKE]
+    approver = RecordingApprover(approve_plan)  # every later request: approve
+    engine, rec, _ = scripted_engine([
+        plan_reply(plan), call("search", query=["bridge opening year", query_url]),
+        call("visit", url=[PAGE], goal="year"), *[call("visit", url=[u], goal="year") for u in planted], ANSWER,
+    ], search, visit, approver=approver, plan="ask")
+    await engine.run()
+    asked = [r.arguments["url"] for r in approver.requests if isinstance(r, ApprovalRequest)]
+    assert asked == [[u] for u in planted]
+    assert [d.kind for d in rec.of("decision")][:2] == [DecisionKind.PLAN, DecisionKind.PLAN]

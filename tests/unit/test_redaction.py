@@ -326,3 +326,30 @@ def test_the_model_boundary_sends_a_text_marked_redacted_as_is_and_scans_anythin
     # the extraction prompt is marked, so its goal and URL are redacted where it is built
     [message] = extraction_messages(f"find {secret}", f"http://x.test/?api_key={secret}", "the page")
     assert isinstance(message["content"], redaction.Redacted) and secret not in message["content"]
+
+
+# --- invisible and fullwidth characters inside a secret ------------------------------------------
+
+INVISIBLES = ["\u200b", "\u00ad", "\u2060", "\ufeff", "\u202e", "\u0600", "\U00013430", "\U000e0041"]
+
+
+@pytest.mark.parametrize("hidden", INVISIBLES, ids=lambda c: f"U+{ord(c):04X}")
+def test_a_token_with_an_invisible_character_inside_is_redacted_whole(hidden):
+    token = "ghp_" + body(36)
+    for i in (1, 3, 4, 20, len(token) - 1):
+        text = f"the token {token[:i]}{hidden * (1 + i % 2)}{token[i:]} leaked"
+        assert redact(text, {}) == f"the token {REDACTED} leaked", i
+
+
+def test_a_token_written_in_fullwidth_letters_is_redacted_whole():
+    token = "ghp_" + body(36)
+    wide = "".join(chr(ord(c) + 0xFEE0) if c.isalnum() and i % 3 else c for i, c in enumerate(token))
+    assert redact(f"see ｛{wide}｝ there", {}) == f"see ｛{REDACTED}｝ there"
+
+
+def test_an_environment_secret_with_a_soft_hyphen_or_zero_width_space_inside_is_redacted():
+    value = body(32, seed=7)
+    env = {"SERVICE_TOKEN": value}
+    for hidden in ("\u00ad", "\u200b\u200c"):
+        text = f"it printed {value[:10]}{hidden}{value[10:]}."
+        assert redact(text, env) == f"it printed {REDACTED}."

@@ -258,3 +258,24 @@ def test_redact_masks_detect_secrets_true_samples():
               and not placeholder(s["text"]) and s["text"] not in KNOWN_DETECT_SECRETS_MISSES
               and redact(s["text"], {}) == s["text"]]
     assert not missed
+
+
+def test_netrc_lines_are_read_once_each_however_many_keywords_they_hold(monkeypatch):
+    from tui_agent.safety import assignments
+
+    reads = []
+    real = assignments._NetrcLines._login_end
+    monkeypatch.setattr(assignments._NetrcLines, "_login_end", lambda self, start: reads.append(start) or real(self, start))
+    text = "key " * 20_000 + "\nmachine db.example login alice password " * 3 + "Zq8mW3rT9pLx2v\n"
+    out = redact(text, {})
+    assert out.endswith("password [REDACTED]\n")
+    assert len(reads) <= text.count("\n") + 1  # one read per line, not one per keyword
+
+
+def test_a_begin_private_key_line_without_end_does_not_swallow_the_prose_after_it():
+    key_lines = "\n".join(body(64, ALNUM + "+/", i) for i in range(3)) + "\nAbCd=="
+    prose = "The deploy notes go on here: rotate the key, then restart the service.\nThanks, ops"
+    for begin in ("-----BEGIN PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----"):
+        text = f"before\n{begin}\n{key_lines}\n{prose}"
+        assert redact(text, {}) == f"before\n{REDACTED}\n{prose}"
+        assert redact(f"{begin} {prose}", {}) == f"{REDACTED} {prose}"

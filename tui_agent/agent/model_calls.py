@@ -1,5 +1,6 @@
 """One model call of the run, as events: ``ModelCallStarted`` (after the breakpoint, where the
-person may edit the prompt or the context), a ``ModelDelta`` per streamed piece, ``Retry``, and
+person may edit the prompt or the context), a ``ModelDelta`` per streamed piece (redacted as it
+streams, :mod:`tui_agent.safety.stream_redaction`: what could still be a secret waits), ``Retry``, and
 ``ModelCallEnded`` (also for a call stopped by Submit now, an error or the process). And the
 calls that tools and the context steward make: retried, their retries shown, never counted
 against ``max_calls``.
@@ -18,6 +19,7 @@ from tui_agent.agent.run_control import RunControl, SubmitRequested
 from tui_agent.kinds import Purpose
 from tui_agent.model import Model, ModelError, Reply, RetryInfo
 from tui_agent.model.tokens import CountedPrompt
+from tui_agent.safety.stream_redaction import StreamRedactor
 from tui_agent.session.events import Event, ModelCallEnded, ModelCallStarted, ModelDelta, PromptEdited, Retry
 
 if TYPE_CHECKING:
@@ -60,14 +62,19 @@ class ModelCalls:
         parts: list[str] = []
         rparts: list[str] = []
         t0 = self.control.clock()
+        # One redactor per stream (text, reasoning): a secret split across pieces is never shown.
+        shown = {False: StreamRedactor(), True: StreamRedactor()}
 
         def on_delta(text: str, reasoning: bool) -> None:
             (rparts if reasoning else parts).append(text)
-            self.emit(ModelDelta(text=text, reasoning=reasoning, purpose=purpose))
+            safe = shown[reasoning].feed(text)
+            if safe:
+                self.emit(ModelDelta(text=safe, reasoning=reasoning, purpose=purpose))
 
         def on_retry(info: RetryInfo) -> None:
             parts.clear()
             rparts.clear()
+            shown[False], shown[True] = StreamRedactor(), StreamRedactor()  # the retry streams anew
             self.emit(Retry(attempt=info.attempt, delay_s=info.delay_s, reason=info.reason, purpose=purpose))
 
         call = self.llm.complete(msgs, purpose=purpose, on_delta=on_delta, on_retry=on_retry, **request)
@@ -80,6 +87,10 @@ class ModelCalls:
                                      prompt_tokens_estimate=total, duration_s=self.control.clock() - t0,
                                      interrupted=isinstance(exc, asyncio.CancelledError)))
             raise
+        for reasoning in (True, False):  # what waited for the end of the stream, redacted
+            rest = shown[reasoning].flush()
+            if rest:
+                self.emit(ModelDelta(text=rest, reasoning=reasoning, purpose=purpose))
         text, cut = self.wire.cut(reply.text)
         self.emit(ModelCallEnded(
             text=text, thought=self.wire.read(text, reply.reasoning, reply.tool_calls).thought,

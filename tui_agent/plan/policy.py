@@ -2,8 +2,10 @@
 
 - :func:`approves`: the decision the plan makes for a call without asking (``Approve``), or None
   (ask the person). A ``search`` whose queries are all the plan's, and a ``visit`` whose URLs were
-  all returned by the plan's searches or lie on one of its domains, run unasked, unless the person
-  rejected that call, one of its queries or one of its URLs before: a rejection wins.
+  all returned by the plan's searches as results (not URLs inside their snippets, titles or
+  queries) or lie on one of its domains (:mod:`tui_agent.plan.domains`), run unasked, unless the
+  person rejected that call, one of its queries or one of its URLs before: a rejection wins. A URL
+  whose host is an internationalised look-alike is always asked; a domain never covers an IP address.
 - :func:`outside`: whether a call that is asked falls outside an approved plan (the question says so).
 - :func:`gated`: the settings with the plan's budget as the run's limits, never above the user's.
 
@@ -13,12 +15,13 @@ Reads the folded ``SessionState``; changes nothing.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tui_agent.kinds import DecisionKind
+from tui_agent.plan import domains as plan_domains
 from tui_agent.plan.schema import Plan
+from tui_agent.tools.search import result_urls
 
 if TYPE_CHECKING:
     from tui_agent.agent.approval import Approve
@@ -26,7 +29,6 @@ if TYPE_CHECKING:
     from tui_agent.session.state import SessionState
 
 SEARCH, VISIT = "search", "visit"
-_URL = re.compile(r"https?://[^\s<>\"')\]]+")
 
 
 def _norm_query(q: Any) -> str:
@@ -54,17 +56,28 @@ def _plan_search(plan: Plan, arguments: Any) -> bool:
 
 
 def returned_urls(state: SessionState, plan: Plan) -> set[str]:
-    """The URLs the plan's searches returned (searches that ran with the plan's queries only)."""
+    """The URLs the plan's searches returned as results (searches that ran with the plan's queries
+    only); a URL written in a result's snippet or title, or in a query, is not one."""
     urls: set[str] = set()
     for call in state.calls.values():
         if call.tool == SEARCH and call.executed and call.observation and _plan_search(plan, call.arguments):
-            urls.update(_norm_url(u) for u in _URL.findall(call.observation))
+            urls.update(_norm_url(u) for u in result_urls(call.observation))
     return urls
 
 
 def on_domain(url: str, domains: list[str]) -> bool:
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    return bool(host) and any(host == d or host.endswith("." + d) for d in domains)
+    """Whether one of the plan's domains covers ``url`` (:func:`tui_agent.plan.domains.covers`)."""
+    return plan_domains.covers(url, domains)
+
+
+def _plain_host(url: str) -> bool:
+    """Not an internationalised look-alike: a host a plan may approve unasked (the network guard
+    still judges its address)."""
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return False
+    return bool(host) and not plan_domains.is_lookalike(plan_domains.to_ascii(host))
 
 
 def _rejected(state: SessionState, tool: str) -> set[str]:
@@ -88,7 +101,7 @@ def covers(state: SessionState, tool: str, arguments: Any) -> bool:
         if not urls:
             return False
         returned = returned_urls(state, plan)
-        return all(u in returned or on_domain(u, plan.domains) for u in urls)
+        return all(_plain_host(u) and (u in returned or on_domain(u, plan.domains)) for u in urls)
     return False
 
 

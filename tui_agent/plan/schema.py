@@ -81,10 +81,10 @@ class Plan:
 
 
 def _domain(text: Any) -> str:
-    """``https://www.Example.org/x`` → ``example.org``; a bare domain is lower-cased."""
-    host = str(text).strip().lower()
-    host = host.split("://", 1)[-1].split("/", 1)[0].split(":", 1)[0]
-    return host.removeprefix("www.").strip(".")
+    """``https://www.Example.org/x`` → ``example.org`` (:func:`tui_agent.plan.domains.normalise`)."""
+    from tui_agent.plan.domains import normalise
+
+    return normalise(text)
 
 
 def check(obj: Any) -> str | None:
@@ -95,10 +95,21 @@ def check(obj: Any) -> str | None:
         return "the plan must be a JSON object with sub_questions"
     errors = sorted(jsonschema.Draft202012Validator(PLAN_SCHEMA).iter_errors(obj), key=lambda e: list(e.path))
     if not errors:
-        return None
+        return _domains_problem(obj.get("domains") or [])
     err = errors[0]
     where = ".".join(str(p) for p in err.absolute_path) or "the plan"
     return f"{where}: {err.message}"
+
+
+def _domains_problem(domains: list[Any]) -> str | None:
+    """The first domain that cannot be a plan domain (an IP address, a public suffix alone), named."""
+    from tui_agent.plan.domains import problem
+
+    for i, d in enumerate(domains):
+        reason = problem(_domain(d))
+        if reason:
+            return f"domains.{i}: {reason}"
+    return None
 
 
 def normalise(obj: dict[str, Any]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterator
 
 MIN_SECRET_VALUE_LENGTH = 8
 """Shortest value of a token/secret/key-named assignment that is masked."""
@@ -213,10 +213,49 @@ _VALUE_RE = re.compile(
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
 
-def _in_netrc_line(text: str, pos: int) -> bool:
-    """``machine host login user password VALUE`` (.netrc), on one line."""
-    line = text[text.rfind("\n", 0, pos) + 1:pos]
-    return line.lstrip().startswith(("machine ", "default ")) and " login " in f" {line} "
+_LEADING_SPACE = re.compile(r"[^\S\n]*")
+
+
+class _NetrcLines:
+    """Whether a name stands on a ``machine host login user password VALUE`` line (.netrc), after
+    its ``login`` word. Each line is read once: the names asked about come in increasing order, so
+    the newline before each is searched for only in the text not searched yet (linear time on a long
+    line of keywords, where reading the line from its start at every name was quadratic)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.searched = 0  # no text before this is searched for newlines again
+        self.line_start = 0  # the start of the line holding position ``searched``
+        self.line_read = -1  # the line whose ``login`` word was looked for ...
+        self.login_end = -1  # ... and the position just after it (-1: not a .netrc line)
+        self.lines_read = 0  # for tests: how many lines were read
+
+    def _start_of_line(self, pos: int) -> int:
+        if pos >= self.searched:
+            newline = self.text.rfind("\n", self.searched, pos)
+            if newline >= 0:
+                self.line_start = newline + 1
+            self.searched = pos
+            return self.line_start
+        if pos >= self.line_start:
+            return self.line_start
+        return self.text.rfind("\n", 0, pos) + 1  # not reached: names never go back a line
+
+    def __call__(self, pos: int) -> bool:
+        start = self._start_of_line(pos)
+        if start != self.line_read:
+            self.line_read, self.login_end = start, self._login_end(start)
+        return 0 <= self.login_end <= pos
+
+    def _login_end(self, start: int) -> int:
+        self.lines_read += 1
+        text = self.text
+        first = _LEADING_SPACE.match(text, start).end()
+        if not text.startswith(("machine ", "default "), first):
+            return -1
+        end = text.find("\n", first)
+        login = text.find(" login ", first, len(text) if end < 0 else end)
+        return -1 if login < 0 else login + len(" login")
 
 
 def _closes_element(text: str, pos: int, name_start: int) -> bool:
@@ -270,6 +309,7 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
             lowered = text.translate(_ASCII_LOWER)
         keywords = _KEYWORDS
     hits = sorted({i for kw in keywords for i in _find_all(lowered, kw)})
+    in_netrc_line = _NetrcLines(text)
     done_until = -1
     for i in hits:
         if i < done_until:
@@ -283,7 +323,7 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
         name = raw.rstrip(".-")
         end = start + len(name)
         if not _OPERATOR_PEEK.match(text, end) and not (
-                _FLAG_PEEK.match(text, end) and (name.startswith("-") or _in_netrc_line(text, start))):
+                _FLAG_PEEK.match(text, end) and (name.startswith("-") or in_netrc_line(start))):
             continue
         kind = name_kind(name.lstrip("$-"))
         if kind is None:
@@ -291,7 +331,7 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
         m = _VALUE_RE.match(text, end)
         if m is None:
             continue
-        span = _value_span(text, m, start, kind)
+        span = _value_span(text, m, start, kind, in_netrc_line)
         if span:
             done_until = max(done_until, span[1])
             yield span[0], span[1], f"assignment-{kind}"
@@ -310,12 +350,13 @@ def _find_all(haystack, needle) -> Iterator[int]:
         i = haystack.find(needle, i + 1)
 
 
-def _value_span(text: str, m: re.Match[str], name_start: int, kind: str) -> tuple[int, int] | None:
+def _value_span(text: str, m: re.Match[str], name_start: int, kind: str,
+                in_netrc_line: Callable[[int], bool]) -> tuple[int, int] | None:
     op = m.group("op")
     before = text[name_start - 1] if name_start else ""
     if op.startswith(">") and (before != "<" or not _closes_element(text, m.end(), name_start)):
         return None  # '>' only ends an XML start tag whose element holds just the value
-    if not op.strip() and not text[name_start:name_start + 1] == "-" and not (kind == PASSWORD and _in_netrc_line(text, name_start)):
+    if not op.strip() and not text[name_start:name_start + 1] == "-" and not (kind == PASSWORD and in_netrc_line(name_start)):
         return None  # whitespace alone separates a CLI flag (or a .netrc password) from its value
     if m.group("block") and op.strip() != ":":
         return None

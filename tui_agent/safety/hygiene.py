@@ -21,8 +21,10 @@ takes about 0.1 s per MB of prose and under 2.5 s per MB of the most hostile tex
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any, Mapping
 
+from tui_agent.safety import invisible
 from tui_agent.safety.redaction import REDACTED, Finding, find_secrets, redact, redactor, secret_values
 
 __all__ = [
@@ -128,12 +130,11 @@ TEMPLATE_BRACKETS = ("INST", "SYSTEM_PROMPT", "TOOL_CALLS", "TOOL_CALL", "TOOL_R
 # The markers that fence page text in the extraction prompt (prompts/extract.txt).
 PROMPT_MARKERS = ("PAGE START", "PAGE END")
 
-# Characters that render as nothing: zero-width spaces and joiners, word joiner, BOM, soft hyphen,
-# variation selectors, the Unicode tag block (U+E0000–E007F, "ASCII smuggling"), fillers. Inside a
-# look-alike tag they are removed before the tag is judged; tag characters are removed everywhere.
-_INVISIBLE = ("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u206f\u3164"
-              "\ufe00-\ufe0f\ufeff\uffa0\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
-_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+# Characters that render as nothing: every format character and default-ignorable code point
+# (tui_agent.safety.invisible: zero-width spaces and joiners, bidirectional controls, soft hyphen,
+# U+0600–0605, U+FFF0–FFFB, Egyptian format controls, variation selectors, the Unicode tag block,
+# fillers…). Inside a look-alike tag they are removed before the tag is judged; tag characters are
+# removed everywhere. The patterns that hold them are built on first use (_lookalikes).
 TAG_CHARS_RE = re.compile("[\U000e0000-\U000e007f]")
 # Characters NFKC folds into "<", "[" and "=" (fullwidth and small forms).
 _LT, _LBRACKET, _EQ = "<\ufe64\uff1c", "\\[\ufe47\uff3b", "=\u207c\u208c\ufe66\uff1d"
@@ -148,17 +149,24 @@ _ASCII_BRACKET = re.compile(f"\\[(?=\\s*/?\\s*[a-z])(?={_BRACKET_BODY})", re.IGN
 _ASCII_MARKER = re.compile("=(?<!==)=*" + _MARKER_BODY.removeprefix("=+"), re.IGNORECASE)
 # Look-alikes, looked for only in text that is not ASCII: a fullwidth or small-form opener, or an ASCII
 # one with a non-ASCII character close after it. Each candidate is judged on its NFKC form without
-# invisible characters; the window is bounded, so the work stays linear.
+# invisible characters; the window holds at most _WINDOW visible characters, with runs of invisible
+# ones between them, and stops at the next opener or line, so the work stays linear.
 _WINDOW = 72
-_CANDIDATE_RE = re.compile(f"(?:[\ufe64\uff1c\ufe47\uff3b]|[<\\[](?=[^\n<\\[]{{0,{_WINDOW}}}?[^\\x00-\\x7f]))"
-                           f"[^\n{_LT}{_LBRACKET}]{{0,{_WINDOW}}}")
 _FORGED_ANGLE = re.compile(_ANGLE_BODY, re.IGNORECASE)
 _FORGED_BRACKET = re.compile(_BRACKET_BODY, re.IGNORECASE)
-_MARKER_CANDIDATE_RE = re.compile(f"(?<![{_EQ}{_INVISIBLE}])(?:[{_EQ}][{_INVISIBLE}]*)++[^\n{_EQ}]{{1,60}}"
-                                  f"(?:[{_EQ}][{_INVISIBLE}]*)++")
 _MARKER = re.compile(_MARKER_BODY + "$", re.IGNORECASE)
 _OPENERS_RE = re.compile(f"[{_LT}{_LBRACKET}]")
 _EQ_RE = re.compile(f"[{_EQ}]")
+
+
+@cache
+def _lookalikes() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(invisible characters, tag candidates, marker candidates)."""
+    inv = invisible.ignorable_class()
+    candidate = re.compile(f"(?:[\ufe64\uff1c\ufe47\uff3b]|[<\\[](?=[^\n<\\[]{{0,{_WINDOW}}}?[^\\x00-\\x7f]))"
+                           f"(?:[{inv}]++|[^\n{_LT}{_LBRACKET}{inv}]){{0,{2 * _WINDOW}}}")
+    marker = re.compile(f"(?<![{_EQ}{inv}])(?:[{_EQ}][{inv}]*)++[^\n{_EQ}]{{1,60}}(?:[{_EQ}][{inv}]*)++")
+    return invisible.ignorable_re(), candidate, marker
 
 
 def normalise(text: str) -> str:
@@ -167,7 +175,7 @@ def normalise(text: str) -> str:
         return text
     import unicodedata
 
-    return _INVISIBLE_RE.sub("", unicodedata.normalize("NFKC", text))
+    return _lookalikes()[0].sub("", unicodedata.normalize("NFKC", text))
 
 
 def _escape_candidate(m: re.Match) -> str:
@@ -188,7 +196,7 @@ def _escape_candidate(m: re.Match) -> str:
             head = i
             break
         seen += len(normalise(ch))
-    return escaped + _INVISIBLE_RE.sub("", window[:head]) + window[head:]
+    return escaped + _lookalikes()[0].sub("", window[:head]) + window[head:]
 
 
 def _neutralise_marker(m: re.Match) -> str:
@@ -220,9 +228,9 @@ def escape_tags(text: str) -> str:
         if TAG_CHARS_RE.search(text):
             text = TAG_CHARS_RE.sub("", text)
         if _OPENERS_RE.search(text):
-            text = _CANDIDATE_RE.sub(_escape_candidate, text)
+            text = _lookalikes()[1].sub(_escape_candidate, text)
         if _EQ_RE.search(text):
-            text = _MARKER_CANDIDATE_RE.sub(_neutralise_marker, text)
+            text = _lookalikes()[2].sub(_neutralise_marker, text)
     if "<" in text:
         text = _ASCII_ANGLE.sub("&lt;", text)
     if "[" in text:

@@ -23,6 +23,10 @@ Detectors (each a linear scan anchored on a cheap literal or keyword):
   (:func:`tui_agent.safety.assignments.looks_random`), and their URL-encoded form; and the values
   made known by :func:`add_known_values` (an MCP server's tokens);
 - every other occurrence, in the same text, of a secret one of the above found.
+
+Every detector also reads the text folded (NFKC, format and default-ignorable characters removed):
+a zero-width space, soft hyphen or fullwidth letters inside a token still leave it found, and the
+original characters of its span, invisible ones included, are replaced.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import quote
 
-from tui_agent.safety import rule_sets, secret_rules
+from tui_agent.safety import invisible, rule_sets, secret_rules
 from tui_agent.safety.assignments import (
     _NOT_SECRET_VALUE_RE, assignment_spans, is_placeholder, kubernetes_secret_spans, looks_random)
 from tui_agent.safety.keywords import keyword_spans, wordy
@@ -74,14 +78,20 @@ class Finding:
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-# Without an END line the block runs over what a key body is made of: base64 runs (16 characters
-# or more with a digit, + or /, or a short last one ending in =), armor header lines (Proc-Type:,
-# DEK-Info:, Version:, Comment:), more armor lines, separated by whitespace or the literal \n of a
-# key quoted inside JSON. Prose after the key is not part of it.
+# Without an END line the block runs over what a key body is made of, piece by piece, each after
+# whitespace or the literal \n of a key quoted inside JSON: base64 runs of PEM_MIN_LINE_CHARS or
+# more, a shorter last run (padded, or followed only by whitespace up to a dash line or the end), the
+# armor header lines (``Proc-Type: 4,ENCRYPTED``, ``Version:``), a PGP checksum (``=abcd``) and further BEGIN lines. Prose after
+# the block stops it: a word of prose is neither.
+PEM_MIN_LINE_CHARS = 16
+"""A base64 run this long continues a key body that has no END line; a shorter one only ends it."""
+_PEM_SEP = r"(?:\s|\\[nr])"
 _PEM_BODY = re.compile(
-    r"(?:(?:\s|\\[nr])*(?:(?=[A-Za-z=]*[0-9+/])[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z0-9+/]{1,15}={1,2}"
-    r"|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset):[^\n\\]*|-----[A-Z0-9 ]{0,60}-----))*"
+    rf"(?:{_PEM_SEP}+(?:[A-Za-z0-9+/]{{{PEM_MIN_LINE_CHARS},}}={{0,2}}|[A-Za-z0-9+/]{{1,{PEM_MIN_LINE_CHARS}}}={{1,2}}"
+    rf"|[A-Za-z0-9+/]{{1,{PEM_MIN_LINE_CHARS}}}(?={_PEM_SEP}*+(?:-----|\Z))"
+    r"|=[A-Za-z0-9+/]{4}|(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset):[^\n\\]{0,200}|-----BEGIN[ A-Z0-9_-]{0,40}-----))*"
 )
+_PEM_SEPS = re.compile(rf"{_PEM_SEP}*+")
 
 
 def _pem_spans(text: str) -> Iterator[Finding]:
@@ -103,7 +113,8 @@ def _pem_spans(text: str) -> Iterator[Finding]:
         if not body_start <= m.end() <= body_end:
             body_start, body_end = m.end(), _PEM_BODY.match(text, m.end()).end()
         i = bisect.bisect_left(end_starts, m.end())
-        stop = end_lines[i][1] if i < len(end_lines) and end_starts[i] <= body_end else body_end
+        reach = _PEM_SEPS.match(text, body_end).end()  # an END line may follow after whitespace
+        stop = end_lines[i][1] if i < len(end_lines) and end_starts[i] <= reach else body_end
         masked_until = stop
         yield Finding(m.start(), stop, "private-key-block")
 
@@ -311,6 +322,7 @@ def warm_up() -> None:
     redaction; :func:`start_warm_up` does it in a background thread."""
     rule_sets.compiled()
     secret_rules.scan("warm up")
+    invisible.fold("\u00e9")  # the folding tables
 
 
 def start_warm_up() -> threading.Thread:
@@ -330,6 +342,18 @@ def find_secrets(text: str, environ: Mapping[str, str] | None = None) -> list[Fi
 
 
 def _find(text: str, values: tuple[str, ...]) -> list[Finding]:
+    """Findings in ``text`` and in its folded form (:func:`tui_agent.safety.invisible.fold`: NFKC,
+    without format and default-ignorable characters), mapped back to the original's positions,
+    so a soft hyphen, a zero-width space or fullwidth letters inside a token do not hide it."""
+    findings = _find_plain(text, values)
+    folded = invisible.fold(text)
+    if folded is not None:
+        findings.extend(Finding(folded.start(f.start), folded.end(f.end), f.kind)
+                        for f in _find_plain(folded.text, values) if f.end > f.start)
+    return findings
+
+
+def _find_plain(text: str, values: tuple[str, ...]) -> list[Finding]:
     findings: list[Finding] = []
     findings.extend(_env_spans(text, values))
     findings.extend(_pem_spans(text))

@@ -17,6 +17,7 @@ when redaction changed it.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
@@ -295,6 +296,23 @@ def _clean(text: str, limit: int | None = None) -> str:
     if limit and len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
+
+
+_RESULT_HEAD = re.compile(r"^\d+\. ")
+_RESULT_URL = re.compile(r"^ {3}(https?://\S+)$")
+
+
+def result_urls(observation: str) -> list[str]:
+    """The result URLs of a search's observation (:func:`format_outcomes`): the line right after
+    each numbered title line. URLs inside titles, snippets or the queries are not results (a title
+    and a snippet are one line each, so neither can forge the line after a title)."""
+    urls = []
+    lines = observation.split("\n")
+    for head, line in zip(lines, lines[1:]):
+        m = _RESULT_URL.match(line) if _RESULT_HEAD.match(head) else None
+        if m:
+            urls.append(m.group(1))
+    return urls
 
 
 def format_outcomes(outcomes: list[QueryOutcome], per_query: int) -> str:
