@@ -63,7 +63,7 @@ async def test_a_breakpoint_edit_is_stamped_before_its_model_call_by_the_same_cl
 
 
 async def test_a_resumed_run_stamps_its_events_after_the_stored_ones_even_if_the_wall_clock_went_back():
-    engine, rec, _ = scripted_engine([call("lookup", topic="a"), Partial("<think>hm")], clock=FakeClock())
+    engine, rec, _ = scripted_engine([call("lookup", topic="a"), Partial("<think>hm, let me see ")], clock=FakeClock())
     task = asyncio.create_task(engine.run())
     while not engine.state.steps.get(2) or not engine.state.steps[2].live_thought:
         await asyncio.sleep(0.01)

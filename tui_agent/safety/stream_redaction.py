@@ -30,9 +30,10 @@ STREAM_CONTEXT_CHARS = 128
 """Text already shown that is read again with the next pieces (the name and operator of an
 assignment, the ``curl`` before ``-u``)."""
 
-STREAM_BATCH_CHARS = 64
+STREAM_BATCH_CHARS = 16
 """Streamed text goes out in pieces of at least this many characters (or at the end): each
-piece costs one detector pass over it and its context, so word-sized pieces would cost 10x as much."""
+piece costs one detector pass over it and its context, so token-sized pieces would cost several
+times as much; more than a few words would leave a slow model's last words unseen while it thinks."""
 
 _SPACES = " \t\n\r\x0b\x0c"
 _BEGIN_LINE = re.compile(r"-----BEGIN[^\n]*\Z")
