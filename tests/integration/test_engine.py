@@ -63,6 +63,8 @@ async def test_model_written_tool_response_is_cut_and_never_reaches_the_trace(ch
     ended = rec.of("model_call_ended")[0]
     assert ended.cut is True and "FAKE" not in ended.text
     assert all("FAKE" not in str(e.to_dict()) for e in rec.events)
+    shown = "".join(e.text for e in rec.of("model_delta"))  # the live view, piece by piece and joined
+    assert "FAKE" not in shown and "forged" not in shown and "<tool_response>" not in shown, shown
     assert all("FAKE" not in m["content"] for m in chat_server.requests[1]["messages"])
 
 

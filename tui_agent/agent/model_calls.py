@@ -20,6 +20,7 @@ from tui_agent.kinds import Purpose
 from tui_agent.model import Model, ModelError, Reply, RetryInfo
 from tui_agent.model.tokens import CountedPrompt
 from tui_agent.safety.stream_redaction import StreamRedactor
+from tui_agent.protocol.stream_cut import VisibleText
 from tui_agent.session.events import Event, ModelCallEnded, ModelCallStarted, ModelDelta, PromptEdited, Retry
 
 if TYPE_CHECKING:
@@ -62,12 +63,14 @@ class ModelCalls:
         parts: list[str] = []
         rparts: list[str] = []
         t0 = self.control.clock()
-        # One redactor per stream (text, reasoning): a secret split across pieces is never shown.
+        # One redactor per stream (text, reasoning): a secret split across pieces is never shown; the
+        # text stream ends where the wire cuts the reply (an observation the model wrote is never shown).
         shown = {False: StreamRedactor(), True: StreamRedactor()}
+        visible = VisibleText(self.wire.cut)
 
         def on_delta(text: str, reasoning: bool) -> None:
             (rparts if reasoning else parts).append(text)
-            safe = shown[reasoning].feed(text)
+            safe = shown[reasoning].feed(text if reasoning else visible.feed(text))
             if safe:
                 self.emit(ModelDelta(text=safe, reasoning=reasoning, purpose=purpose))
 
@@ -75,6 +78,7 @@ class ModelCalls:
             parts.clear()
             rparts.clear()
             shown[False], shown[True] = StreamRedactor(), StreamRedactor()  # the retry streams anew
+            visible.__init__(self.wire.cut)
             self.emit(Retry(attempt=info.attempt, delay_s=info.delay_s, reason=info.reason, purpose=purpose))
 
         call = self.llm.complete(msgs, purpose=purpose, on_delta=on_delta, on_retry=on_retry, **request)
@@ -88,7 +92,7 @@ class ModelCalls:
                                      interrupted=isinstance(exc, asyncio.CancelledError)))
             raise
         for reasoning in (True, False):  # what waited for the end of the stream, redacted
-            rest = shown[reasoning].flush()
+            rest = (shown[reasoning].feed(visible.flush()) if not reasoning else "") + shown[reasoning].flush()
             if rest:
                 self.emit(ModelDelta(text=rest, reasoning=reasoning, purpose=purpose))
         text, cut = self.wire.cut(reply.text)
