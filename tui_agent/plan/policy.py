@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 from tui_agent.kinds import DecisionKind
 from tui_agent.plan import domains as plan_domains
 from tui_agent.plan.schema import Plan
-from tui_agent.tools.search import result_urls
 
 if TYPE_CHECKING:
     from tui_agent.agent.approval import Approve
@@ -58,6 +57,8 @@ def _plan_search(plan: Plan, arguments: Any) -> bool:
 def returned_urls(state: SessionState, plan: Plan) -> set[str]:
     """The URLs the plan's searches returned as results (searches that ran with the plan's queries
     only); a URL written in a result's snippet or title, or in a query, is not one."""
+    from tui_agent.tools.search import result_urls  # httpx and the redaction rules: not on the first frame's path
+
     urls: set[str] = set()
     for call in state.calls.values():
         if call.tool == SEARCH and call.executed and call.observation and _plan_search(plan, call.arguments):
