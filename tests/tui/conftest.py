@@ -59,7 +59,7 @@ async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what or condition}")
+            raise AssertionError(f"timed out waiting for {(what() if callable(what) else what) or condition}")
         await pilot.pause(0.02)
 
 

@@ -17,7 +17,7 @@ SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((100, 30), id="100x3
 SMALL = pytest.param((80, 24), id="80x24")  # the smallest terminal people use: nothing may trail the footer
 THOUGHT_1 = "<think>The question is about notes; the lookup tool has them. I will look up 'life'.</think>"
 THOUGHT_2 = ("<think>The notes say the answer is 42 and cite source [1]. That is enough evidence, but let me "
-             "double-check the wording before I write the answer, so that nothing is overstated")
+             "double-check the wording before I write the answer, so that nothing is overstated ")  # the space: a last word waits (stream redaction)
 
 
 def _app(chat_server, tmp_path, **kw):

@@ -31,7 +31,8 @@ STREAM_CONTEXT_CHARS = 128
 assignment, the ``curl`` before ``-u``)."""
 
 STREAM_BATCH_CHARS = 16
-"""Streamed text goes out in pieces of at least this many characters (or at the end): each
+"""Streamed text goes out in pieces of at least this many characters (or at the end, or when a piece
+ends in whitespace, so a word the model stops after is shown while it thinks): each
 piece costs one detector pass over it and its context, so token-sized pieces would cost several
 times as much; more than a few words would leave a slow model's last words unseen while it thinks."""
 
@@ -56,7 +57,7 @@ class StreamRedactor:
             return ""
         self.raw += piece
         waiting = self.base + len(self.raw) - self.shown
-        if waiting < STREAM_BATCH_CHARS or (
+        if (waiting < STREAM_BATCH_CHARS and not piece[-1].isspace()) or (
                 waiting <= STREAM_HOLDBACK_CHARS and self._run_start(self.shown - self.base) + self.base <= self.shown):
             return ""  # too little to be worth a pass, or one run without whitespace: nothing goes out yet
         return self._emit(final=False)
