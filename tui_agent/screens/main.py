@@ -206,13 +206,10 @@ class MainScreen(Screen):
         self.view.on_stream(step, pieces)
 
     def show_pending(self, request: Any) -> None:
-        self.view.show_pending(request)
-        self.action.border_subtitle = "outside the plan" if getattr(request, "outside_plan", False) else ""
+        self.view.show_pending(request)  # its title says when the call is outside the approved plan
 
     def clear_pending(self) -> None:
         self.view.clear_pending()
-        if self.ready.is_set() and self.query_one_optional("#action") is not None:
-            self.action.border_subtitle = ""
 
     def refresh_view(self) -> None:
         self.view.refresh_view()

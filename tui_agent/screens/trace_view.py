@@ -245,7 +245,8 @@ class TraceView:
     def _show_action(self, step: int) -> None:
         pane = self.screen.action
         if self._pending is not None:
-            pane.border_title = "Action · waiting for you"
+            outside = " · outside the plan" if getattr(self._pending, "outside_plan", False) else ""
+            pane.border_title = "Action · waiting for you" + outside  # the title is drawn: the pane has no bottom border
             pane.show(pending_content(self._pending))
             return
         rec = self.session.steps.get(step)
