@@ -278,11 +278,16 @@ def environment_values(environ: Mapping[str, str] | None = None) -> tuple[str, .
     return _scan_secret_values(environ)
 
 
+def names_secret(name: str) -> bool:
+    """Whether a variable's or a flag's name says it holds a secret (one of SECRET_NAME_PARTS)."""
+    upper = name.upper()
+    return any(part in upper for part in SECRET_NAME_PARTS)
+
+
 def _scan_secret_values(environ: Mapping[str, str]) -> tuple[str, ...]:
     found = set()
     for name, value in environ.items():
-        upper = name.upper()
-        if not any(part in upper for part in SECRET_NAME_PARTS) or upper.endswith(LOCATION_NAME_SUFFIXES):
+        if not names_secret(name) or name.upper().endswith(LOCATION_NAME_SUFFIXES):
             continue
         value = value.strip()
         if len(value) < MIN_ENV_SECRET_LENGTH or not looks_random(value):

@@ -14,17 +14,12 @@ import re
 from typing import Any, Mapping
 
 from tui_agent.safety.assignments import is_placeholder, looks_random
-from tui_agent.safety.redaction import MIN_ENV_SECRET_LENGTH, REDACTED, SECRET_NAME_PARTS, find_secrets, redact
+from tui_agent.safety.redaction import MIN_ENV_SECRET_LENGTH, REDACTED, find_secrets, names_secret, redact
 
 HIDDEN = "(not stored)"
 """What a stored session (and ``tools list``) holds in place of a server's secret."""
 
 _FLAG = re.compile(r"^--?(?P<name>[A-Za-z][\w.-]*)(?:=(?P<value>.*))?$", re.DOTALL)
-
-
-def _secret_name(name: str) -> bool:
-    upper = name.upper().replace("-", "_")
-    return any(part in upper for part in SECRET_NAME_PARTS)
 
 
 def _worth_hiding(value: str, named: bool) -> bool:
@@ -41,9 +36,9 @@ def _arg_secrets(args: list[str]) -> dict[int, str]:
     for i, arg in enumerate(args):
         flag = _FLAG.match(arg)
         if flag and flag.group("value") is not None:  # --api-key=VALUE
-            if _secret_name(flag.group("name")) and _worth_hiding(flag.group("value"), True):
+            if names_secret(flag.group("name")) and _worth_hiding(flag.group("value"), True):
                 found[i] = flag.group("value")
-        elif flag and i + 1 < len(args) and _secret_name(flag.group("name")) and not args[i + 1].startswith("-"):
+        elif flag and i + 1 < len(args) and names_secret(flag.group("name")) and not args[i + 1].startswith("-"):
             if _worth_hiding(args[i + 1], True):  # --token VALUE
                 found[i + 1] = args[i + 1]
         if i not in found:
@@ -58,7 +53,7 @@ def secret_values(config: Mapping[str, Any]) -> list[str]:
     """The secrets in one server's table: its ``env`` values (a secret-named variable's or one that
     looks random), secret ``args`` and the credentials in its ``url``."""
     values = [v for k, v in (config.get("env") or {}).items()
-              if isinstance(v, str) and _worth_hiding(v, _secret_name(k))]
+              if isinstance(v, str) and _worth_hiding(v, names_secret(k))]
     values += _arg_secrets([str(a) for a in config.get("args") or []]).values()
     url = str(config.get("url") or "")
     values += [url[f.start:f.end] for f in find_secrets(url, {})]
