@@ -4,6 +4,7 @@ feedback, skip, clarify; the plan pane shows each sub-question's status."""
 from __future__ import annotations
 
 import json
+from contextlib import asynccontextmanager
 
 from textual.widgets import Input
 
@@ -52,6 +53,17 @@ async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_se
         assert app._figures().max_calls == 5  # the plan's budget is the gauge's call limit
 
 
+@asynccontextmanager
+async def plan_editor(chat_server, tmp_path, key: str):
+    """A plan proposed and its dialog open in the editor ``key`` opens (j: JSON, e: fields)."""
+    chat_server.script(json.dumps(PLAN), ANSWER)
+    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
+        await pilot.press(key)
+        yield app, pilot
+
+
 async def saved_with_error(pilot, app) -> str:
     """Save the plan editor's text; the dialog stays open with an error, which is returned."""
     await pilot.press("ctrl+s")
@@ -62,11 +74,7 @@ async def saved_with_error(pilot, app) -> str:
 
 
 async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(chat_server, tmp_path):
-    chat_server.script(json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
-        await pilot.press("j")
+    async with plan_editor(chat_server, tmp_path, "j") as (app, pilot):
         area = app.screen.query_one("#plan-json")
         area.text = json.dumps({"sub_questions": []})
         assert "sub_questions" in await saved_with_error(pilot, app)
@@ -77,11 +85,7 @@ async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(ch
 
 
 async def test_the_json_editor_rejects_a_sub_question_without_acceptance_or_queries(chat_server, tmp_path):
-    chat_server.script(json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
-        await pilot.press("j")
+    async with plan_editor(chat_server, tmp_path, "j") as (app, pilot):
         area = app.screen.query_one("#plan-json")
         bare = {"question": "Which year?", "acceptance": "", "queries": []}
         area.text = json.dumps({"sub_questions": [PLAN["sub_questions"][0], bare]})
@@ -94,11 +98,7 @@ async def test_the_json_editor_rejects_a_sub_question_without_acceptance_or_quer
 
 
 async def test_the_fields_editor_rejects_an_emptied_acceptance(chat_server, tmp_path):
-    chat_server.script(json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
-        await pilot.press("e")
+    async with plan_editor(chat_server, tmp_path, "e") as (app, pilot):
         await wait_until(pilot, lambda: app.screen.query("#sq-1-acceptance"), what="the fields")
         app.screen.query_one("#sq-1-acceptance", Input).value = ""
         error = await saved_with_error(pilot, app)
@@ -109,11 +109,7 @@ async def test_the_fields_editor_rejects_an_emptied_acceptance(chat_server, tmp_
 
 
 async def test_the_plan_editor_refuses_an_ip_address_or_a_bare_suffix_as_a_domain_and_says_why(chat_server, tmp_path):
-    chat_server.script(json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
-        await pilot.press("e")
+    async with plan_editor(chat_server, tmp_path, "e") as (app, pilot):
         await wait_until(pilot, lambda: app.screen.query("#plan-domains"), what="the fields")
         domains = app.screen.query_one("#plan-domains", Input)
         for value, reason in (("notes.example, 0.0.1", "IP address"), ("com", "public suffix alone")):
