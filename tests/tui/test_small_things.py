@@ -162,11 +162,14 @@ async def test_the_header_takes_a_second_line_when_its_pills_no_longer_fit_and_g
         header = app.main.header
         await pilot.pause()
         assert header.region.height == 1
+        real_waited = app.decisions.waited  # the app's clock sets the header's wait each tick: it says so too
+        app.decisions.waited = lambda: "1h 12m 30s"
         header.breakpoint, header.auto, header.waited = True, True, "1h 12m 30s"  # pills no longer fit in 100
         await wait_until(pilot, lambda: header.region.height == 2, what="the header's second line")
         text = "".join(str(header.render_line(y).text) for y in range(2))
         assert "breakpoint" in text and "auto" in text and "1h 12m 30s" in text  # nothing cut off
         body = app.main.query_one("#body").region.y
-        header.breakpoint, header.waited = False, ""
+        app.decisions.waited = real_waited
+        header.breakpoint, header.waited = False, real_waited()
         await wait_until(pilot, lambda: header.region.height == 1, what="the header back on one line")
         assert app.main.query_one("#body").region.y == body - 1  # the panes below move up again
