@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT))
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.context import view  # noqa: E402
 from tui_agent.model.tokens import TokenCounter  # noqa: E402
-from tui_agent.session.events import (  # noqa: E402
+from tui_agent.core.events import (  # noqa: E402
     ActionProposed, ModelCallEnded, ModelCallStarted, Observation, ObservationMessage, RunStarted,
 )
-from tui_agent.session.fold import fold  # noqa: E402
+from tui_agent.core.fold import fold  # noqa: E402
 
 WORDS = ("the report says that revenue grew while costs fell in the third quarter of the year and "
          "analysts expect more of the same ").split()

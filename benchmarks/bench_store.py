@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tui_agent.session.events import (  # noqa: E402
+from tui_agent.core.events import (  # noqa: E402
     ActionProposed, Decision, ModelCallEnded, ModelCallStarted, Notice, Observation, ObservationMessage,
     RunEnded, RunStarted,
 )
-from tui_agent.session.fold import fold  # noqa: E402
+from tui_agent.core.fold import fold  # noqa: E402
 from tui_agent.session.doctor import diagnose  # noqa: E402
 from tui_agent.session.store import SessionStatus, Store  # noqa: E402
 

@@ -55,7 +55,7 @@ def measure(root: str, events_file: str, cases: int, batch: bool) -> None:
     """Child: append the recorded cases with the store found at ``root``."""
     sys.path.insert(0, root)
     from tui_agent.safety import hygiene
-    from tui_agent.session.events import event_from_dict
+    from tui_agent.core.events import event_from_dict
     from tui_agent.session.store import Store
 
     recorded = json.loads(Path(events_file).read_text())

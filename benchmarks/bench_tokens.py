@@ -162,7 +162,7 @@ def page_texts() -> dict[str, str]:
 
 
 def truncate_table(repeat: int, limit: int = 24_000) -> None:
-    from tui_agent.context import budgets
+    from tui_agent.core import budgets
 
     print(f"\ntokens.truncate to {limit:,} tokens (visit's extraction cut); median of {repeat} in ms")
     head = f"{'text':<20} {'chars':>9} {'tokens':>8} {'old':>8} {'new, first read':>16} {'new, read again':>16} {'old / new first':>16}"

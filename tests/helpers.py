@@ -8,11 +8,11 @@ import json
 import tracemalloc
 from typing import Any
 
-from tui_agent.agent.approval import Approve
+from tui_agent.core.approval import Approve
 from tui_agent.config import Settings
 from tui_agent.agent.engine import Engine
 from tui_agent.model.llm import LLM
-from tui_agent.session.events import Event
+from tui_agent.core.events import Event
 from tui_agent.tools.base import FAILED, OK, Tool, ToolContext, ToolRegistry, ToolResult
 from tui_agent.web.net import fetch, make_client
 

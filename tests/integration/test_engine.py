@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers import BrokenTool, NoteTool, RecordingApprover, SlowTool, call, make_engine
 from tests.servers import Fault, Reply, closed_port
-from tui_agent.agent.approval import Approve, Reject, SubmitNow
+from tui_agent.core.approval import Approve, Reject, SubmitNow
 from tui_agent.session.store import Store
 
 
@@ -464,7 +464,7 @@ def test_a_call_stopped_by_a_signal_keeps_its_step_number_on_resume(tmp_path, ch
         store.close()
     # The stopped call is made again as step 2, as after kill -9 (step 3: the answer after the evidence guard).
     assert starts == [1, 2, 2, 3]
-    from tui_agent.session.fold import fold
+    from tui_agent.core.fold import fold
 
     state = fold(Store(tmp_path / "data").events(sid))
     assert state.step_numbers == [1, 2, 3] and state.steps[2].reply == "<answer>It is 42.</answer>"

@@ -16,7 +16,7 @@ from tests.helpers import call
 from tests.integration.test_cli import cli, isolated_env
 from tests.integration.test_eval import tool_flags, write_set
 from tests.servers import Fault
-from tui_agent.session.fold import fold
+from tui_agent.core.fold import fold
 from tui_agent.session.store import Store
 
 

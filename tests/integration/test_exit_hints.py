@@ -14,8 +14,8 @@ from types import SimpleNamespace
 from tests.integration.test_interrupted import wait_for_the_model_call
 from tests.servers import Fault
 from tui_agent.app.leaving import leaving_note
-from tui_agent.session import fold
-from tui_agent.session.events import RunStarted
+from tui_agent.core import fold
+from tui_agent.core.events import RunStarted
 from tui_agent.session.store import Store
 
 

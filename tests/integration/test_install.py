@@ -64,7 +64,7 @@ def test_the_wheel_holds_every_module_and_data_file_of_the_package_and_nothing_e
     assert {"tui_agent/app/app.tcss", "tui_agent/prompts/system.txt", "tui_agent/prompts/system_native.txt",
             "tui_agent/prompts/extract.txt", "tui_agent/prompts/verify.txt",
             "tui_agent/safety/secret_rule_data/gitleaks.toml", "tui_agent/safety/secret_rule_data/noseyparker/aws.yml",
-            "tui_agent/context/view.py", "tui_agent/plan/schema.py"} <= shipped
+            "tui_agent/context/view.py", "tui_agent/core/plan_schema.py"} <= shipped
 
 
 # Run by the fresh virtualenv's python in a folder outside the checkout: imports every module of the

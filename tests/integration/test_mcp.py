@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers import Recorder, RecordingApprover, call, settings_for
 from tui_agent.agent.runner import Run
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.events import ObservationStatus
 
 NOTES_SERVER = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "notes_server.py")
 

@@ -16,7 +16,7 @@ from tests.servers import Reply
 from tui_agent.agent.runner import Run
 from tui_agent.config import Settings
 from tui_agent.safety.hygiene import for_terminal
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.events import ObservationStatus
 from tui_agent.session.store import Store
 from tui_agent.tools import listed_registry
 

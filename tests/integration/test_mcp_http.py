@@ -11,7 +11,7 @@ from tests.helpers import Recorder, RecordingApprover, call, settings_for
 from tests.integration.test_cli import cli, isolated_env
 from tests.mcp_servers import notes_server
 from tui_agent.agent.runner import Run
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.events import ObservationStatus
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 
 from tests.helpers import NoteTool, make_engine, settings_for
 from tests.servers import Reply, ToolCall
-from tui_agent.agent.approval import Approve
+from tui_agent.core.approval import Approve
 from tui_agent.agent.engine import Engine
 from tui_agent.model.llm import LLM
-from tui_agent.session.fold import fold
+from tui_agent.core.fold import fold
 from tui_agent.session.store import Store
 from tui_agent.tools.base import ToolRegistry
 

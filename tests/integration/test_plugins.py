@@ -13,7 +13,7 @@ import pytest
 from tests.helpers import Recorder, RecordingApprover, call, settings_for
 from tests.integration.test_cli import cli, isolated_env
 from tui_agent.agent.runner import Run
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.events import ObservationStatus
 
 PLUGIN = '''
 from tui_agent.tools.base import OK, Tool, ToolResult

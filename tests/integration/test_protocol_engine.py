@@ -126,7 +126,7 @@ async def test_a_call_cut_by_the_length_limit_is_not_run(chat_server):
 async def test_a_forced_answer_cut_by_the_length_limit_is_kept_and_marked(chat_server, tmp_path):
     from tui_agent.cli.headless import TracePrinter
     from tui_agent.session.exports import markdown
-    from tui_agent.session.fold import fold
+    from tui_agent.core.fold import fold
     import io
 
     chat_server.script(call("lookup", topic="life"),

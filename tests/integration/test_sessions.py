@@ -18,7 +18,7 @@ from pathlib import Path
 from tests.helpers import NoteTool, call, make_engine
 from tests.integration.test_cli import ARTICLE, cli, isolated_env
 from tests.servers import Reply
-from tui_agent.session.events import Notice
+from tui_agent.core.events import Notice
 from tui_agent.session.store import SCHEMA_VERSION, Store, _SCHEMA_V1, _run_script
 
 GOLDEN = Path(__file__).parent.parent / "golden"

@@ -17,7 +17,7 @@ from tests.helpers import call
 from tests.integration.test_cli import cli, isolated_env
 from tests.integration.test_sessions import run_args
 from tests.servers import Reply
-from tui_agent.session.events import Notice, RunEnded, RunStarted
+from tui_agent.core.events import Notice, RunEnded, RunStarted
 from tui_agent.session.store import SessionStatus, Store, new_session_id
 
 

@@ -9,7 +9,7 @@ import pytest
 from tests.helpers import call, make_engine
 from tests.servers import Reply
 from tui_agent.safety.redaction import REDACTED, redact
-from tui_agent.session.events import ModelDelta
+from tui_agent.core.events import ModelDelta
 
 ENV_SECRET = "Zq8mW3rT9pLx2vK7bN4cR6tY"
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"

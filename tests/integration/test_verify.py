@@ -18,9 +18,9 @@ from tests.integration.test_cli import cli, isolated_env
 from tests.servers import Fault
 from tui_agent.model.llm import LLM
 from tui_agent.agent.runner import Run
-from tui_agent.session.events import Verdict
+from tui_agent.core.events import Verdict
 from tui_agent.session.exports import export
-from tui_agent.session.fold import fold
+from tui_agent.core.fold import fold
 from tui_agent.session.store import Store
 from tui_agent.verify.check import ATTEMPTS, CONCURRENCY, RETRY_MESSAGE, VerifyModelError, run_check
 

@@ -14,7 +14,7 @@ import pytest
 from tests.servers import Fault, Reply, make_pdf
 from tui_agent.config import Settings
 from tui_agent.safety.hygiene import REDACTED, clean_observation
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.events import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
 from tui_agent.tools.visit import VisitTool, parse_extraction
@@ -470,7 +470,7 @@ def test_a_404_visit_is_traced_shown_and_stored_as_an_http_error_not_ok(tmp_path
     import sys
 
     from tests.helpers import call
-    from tui_agent.session.fold import fold
+    from tui_agent.core.fold import fold
     from tui_agent.session.store import Store
 
     missing = page_server.url_for("/gone")
@@ -508,8 +508,8 @@ def test_a_404_visit_is_traced_shown_and_stored_as_an_http_error_not_ok(tmp_path
 def test_a_404_between_network_failures_resets_the_count_that_disables_visit():
     """A 4xx means the tool worked (the server answered): like an ok result it ends a run of
     failures, so two timeouts, a 404 and a timeout do not disable visit at a limit of 3."""
-    from tui_agent.session.events import Observation, RunStarted
-    from tui_agent.session.fold import fold
+    from tui_agent.core.events import Observation, RunStarted
+    from tui_agent.core.fold import fold
 
     def observed(call_id: str, status: str) -> Observation:
         return Observation(step=1, call_id=call_id, tool="visit", arguments={"url": [call_id]}, text="x",

@@ -7,7 +7,7 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.helpers import NoteTool, call, make_engine
 from tui_agent.config import Settings
-from tui_agent.session.events import Notice, RunStarted
+from tui_agent.core.events import Notice, RunStarted
 from tui_agent.screens.sessions import SessionsScreen, SessionViewScreen
 from tui_agent.session.store import Store
 
@@ -180,7 +180,7 @@ async def test_browser_keys_act_on_the_viewed_session_and_escape_clears_the_filt
 
 async def test_an_opened_session_shows_its_plan_and_its_context_read_only(tmp_path, chat_server):
     from tui_agent.screens.context_view import ContextViewScreen
-    from tui_agent.session.events_plan import PlanDecided, PlanProposed
+    from tui_agent.core.events_plan import PlanDecided, PlanProposed
 
     store = await recorded_session(tmp_path, chat_server)
     plan = {"sub_questions": [{"question": "What does the note on life say?", "acceptance": "the number",

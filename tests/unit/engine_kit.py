@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.helpers import NoteTool, Recorder
-from tui_agent.agent.approval import Approver
+from tui_agent.core.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.agent.engine import Engine
 from tui_agent.model.scripted import Entry, ScriptedModel

@@ -12,7 +12,7 @@ from tui_agent import protocol
 from tui_agent.model.scripted import Reply
 from tui_agent.protocol.native import read_call
 from tui_agent.protocol.toolset import ToolSet
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.events import ObservationStatus
 from tui_agent.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 

@@ -7,7 +7,7 @@ import asyncio
 import io
 import threading
 
-from tui_agent.agent.approval import Approve, ApprovalRequest
+from tui_agent.core.approval import Approve, ApprovalRequest
 from tui_agent.app.attention import DecisionWatch, attention_sequence, desktop_sequence, waited_label
 from tui_agent.cli.headless import TerminalApprover
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tui_agent.context import budgets
+from tui_agent.core import budgets
 from tui_agent.model import tokens
 from tui_agent.safety.hygiene import cap_tokens
 from tui_agent.verify.check import verify_messages

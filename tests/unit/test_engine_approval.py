@@ -6,8 +6,8 @@ import asyncio
 
 from tests.helpers import NoteTool, RecordingApprover, call
 from tests.unit.engine_kit import scripted_engine
-from tui_agent.agent.approval import Approve, ApprovalRequest, Reject, SubmitNow
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core.approval import Approve, ApprovalRequest, Reject, SubmitNow
+from tui_agent.core.events import ObservationStatus
 from tui_agent.tools.base import Tool, ToolContext, ToolResult
 
 

@@ -8,12 +8,12 @@ import pytest
 
 from tests.helpers import RecordingApprover, call
 from tests.unit.engine_kit import FakeClock, scripted_engine
-from tui_agent.agent.approval import Approve
+from tui_agent.core.approval import Approve
 from tui_agent.config import Settings
 from tui_agent.agent.engine import Engine
 from tui_agent.model.scripted import Partial, ScriptedModel
-from tui_agent.session import fold
-from tui_agent.session.events import ModelCallStarted, PromptEdited
+from tui_agent.core import fold
+from tui_agent.core.events import ModelCallStarted, PromptEdited
 from tui_agent.tools.base import ToolRegistry
 from tests.helpers import NoteTool, Recorder
 

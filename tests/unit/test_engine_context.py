@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import NoteTool, call
 from tests.unit.engine_kit import scripted_engine
 from tui_agent.cli.headless import TracePrinter
-from tui_agent.session.events import ContextCompacted, ContextEdited, ForcedAnswer, Notice
+from tui_agent.core.events import ContextCompacted, ContextEdited, ForcedAnswer, Notice
 
 READS = 8  # lookups the question needs; each observation is about 1,000 tokens
 NOTE = "Found so far: each note says the answer is 42. Still open: nothing."

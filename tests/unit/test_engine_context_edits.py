@@ -11,8 +11,8 @@ from tests.helpers import NoteTool, call
 from tests.unit.engine_kit import scripted_engine
 from tui_agent.context.view import context_rows
 from tui_agent.kinds import ContextItemKind
-from tui_agent.session.events import ContextEdited
-from tui_agent.session.fold import fold, prompt
+from tui_agent.core.events import ContextEdited
+from tui_agent.core.fold import fold, prompt
 
 
 def two_reads_then(edit):
@@ -144,7 +144,7 @@ async def test_a_summary_proposed_from_another_loop_is_made_on_the_engines_own_t
     # loop. The proposal's event must be folded on the engine's thread, never beside it.
     import threading
 
-    from tui_agent.agent.approval import Approve
+    from tui_agent.core.approval import Approve
 
     release, waiting = threading.Event(), threading.Event()
 

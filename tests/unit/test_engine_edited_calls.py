@@ -11,13 +11,13 @@ import pytest
 from tests.helpers import NoteTool, Recorder, RecordingApprover, call
 from tests.unit.engine_kit import scripted_engine
 from tui_agent import protocol
-from tui_agent.agent.approval import Approve
+from tui_agent.core.approval import Approve
 from tui_agent.agent.engine import Engine
 from tui_agent.agent.runner import Run
 from tui_agent.config import Settings
 from tui_agent.model.scripted import Reply, ScriptedModel
-from tui_agent.session.events import event_from_dict
-from tui_agent.session.fold import fold, prompt
+from tui_agent.core.events import event_from_dict
+from tui_agent.core.fold import fold, prompt
 from tui_agent.session.resume import load
 from tui_agent.session.store import Store
 from tui_agent.tools.base import ToolRegistry

@@ -7,7 +7,7 @@ import asyncio
 from tests.helpers import NoteTool, call
 from tests.unit.engine_kit import FakeClock, scripted_engine
 from tui_agent.model import Reply
-from tui_agent.session.events import ForcedAnswer
+from tui_agent.core.events import ForcedAnswer
 
 
 def forced(rec) -> list[str]:

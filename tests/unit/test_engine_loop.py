@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.helpers import BrokenTool, NoteTool, call
 from tests.unit.engine_kit import scripted_engine
 from tui_agent.model import ModelError, Reply
-from tui_agent.session.events import ModelDelta, Observation, ObservationMessage
+from tui_agent.core.events import ModelDelta, Observation, ObservationMessage
 
 
 async def test_a_tool_call_runs_and_its_observation_is_the_next_user_message():

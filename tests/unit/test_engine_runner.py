@@ -6,8 +6,8 @@ from tests.helpers import NoteTool, call
 from tui_agent.config import Settings
 from tui_agent.model.scripted import ScriptedModel
 from tui_agent.agent.runner import Run
-from tui_agent.session.events import Event
-from tui_agent.session.fold import fold
+from tui_agent.core.events import Event
+from tui_agent.core.fold import fold
 from tui_agent.session.log import SessionLog
 from tui_agent.tools.base import ToolRegistry
 

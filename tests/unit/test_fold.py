@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tui_agent.session import events as ev
-from tui_agent.session.events import (
+from tui_agent.core import events as ev
+from tui_agent.core.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, ClaimChecked, Correction, Decision, Event,
     ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, ObservationMessage, PromptEdited,
     Retry, RunEnded, RunStarted, SourceAdded, ToolProgress, VerificationEnded, VerificationStarted,
 )
-from tui_agent.session.fold import Status, disables, fold
+from tui_agent.core.fold import Status, disables, fold
 
 # Every event kind has a test of what it does to the state (see the last test of this file).
 FOLD_TESTS: dict[type[Event], list[str]] = {}
@@ -302,7 +302,7 @@ def _one_round() -> list[Event]:
 
 
 def _prompt_text(state) -> str:
-    from tui_agent.session.fold import prompt
+    from tui_agent.core.fold import prompt
 
     return "\n".join(m["content"] for m in prompt(state))
 
@@ -347,7 +347,7 @@ def test_a_compaction_stubs_the_covered_items_puts_the_note_at_the_top_and_spare
     compacted = fold(base + [ev.ContextCompacted(step=1, policy="summarise", tokens_before=900, tokens_after=200,
                                                  note="Found [1]: the answer is 42.", covered=["obs:c1"],
                                                  covered_tokens=[321], prompt_tokens=400, completion_tokens=20)])
-    msgs = __import__("tui_agent.session.fold", fromlist=["prompt"]).prompt(compacted)
+    msgs = __import__("tui_agent.core.fold", fromlist=["prompt"]).prompt(compacted)
     assert "Found [1]: the answer is 42." in msgs[1]["content"]  # the state note, after the question
     assert PAGE not in msgs[-1]["content"] and "321 tokens]" in msgs[-1]["content"]
     assert compacted.context.compactions == 1 and compacted.auxiliary_tokens == 420
@@ -400,6 +400,6 @@ def test_clarifying_answers_become_part_of_the_question():
     state = _planned(ev.ClarifyAsked(questions=["Which one?", "When?"]), ev.ClarifyAnswered(answers=["the red one", ""]))
     assert state.plan.answers == ["the red one", ""]
     assert state.messages[1]["content"].endswith("- Which one? — the red one") and "When?" not in state.messages[1]["content"]
-    from tui_agent.session.fold import prompt
+    from tui_agent.core.fold import prompt
 
     assert "the red one" in prompt(state)[1]["content"]

@@ -14,10 +14,10 @@ from tui_agent.model.scripted import Reply
 from tui_agent.model.tokens import TokenCounter
 from tui_agent.protocol.native import fit_tool_results, read_call, read_reply, tool_specs
 from tui_agent.protocol.toolset import ToolSet
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     ActionProposed, ModelCallEnded, ModelCallStarted, Observation, ObservationMessage, PromptEdited, RunStarted,
 )
-from tui_agent.session.fold import fold, prompt
+from tui_agent.core.fold import fold, prompt
 from tui_agent.tools.base import ToolRegistry
 
 TOOLS = ToolSet(ToolRegistry([NoteTool()]))

@@ -11,15 +11,15 @@ import pytest
 from tests.helpers import Recorder, RecordingApprover, call
 from tests.unit.engine_kit import scripted_engine
 from tests.unit.plan_kit import PLAN, FakeSearch, FakeVisit, plan_reply
-from tui_agent.agent.approval import ApprovalRequest, Reject
+from tui_agent.core.approval import ApprovalRequest, Reject
 from tui_agent.agent.engine import Engine
 from tui_agent.config import Settings
 from tui_agent.kinds import DecisionKind, PlanDecisionKind, Purpose
 from tui_agent.model.scripted import ScriptedModel
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.plan.schema import Plan
-from tui_agent.session import fold
-from tui_agent.session.events import event_from_dict
+from tui_agent.core.plan_schema import Plan
+from tui_agent.core import fold
+from tui_agent.core.events import event_from_dict
 from tui_agent.tools.base import ToolRegistry
 
 ANSWER = ("<answer>## 1. When did the bridge open?\nIt opened in 1932 [1], after four years of work on the "
@@ -231,7 +231,7 @@ async def test_auto_mode_approves_the_plan_without_asking():
 
 
 async def test_submit_now_at_the_plan_skips_planning_and_forces_the_answer():
-    from tui_agent.agent.approval import SubmitNow
+    from tui_agent.core.approval import SubmitNow
 
     search, visit = tools()
     engine, rec, model = scripted_engine([plan_reply(), "<answer>at once</answer>"], search, visit,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tui_agent.plan.policy import on_domain
 from tui_agent.plan.progress import asked_citations, progress
-from tui_agent.plan.schema import Plan, parse_edited, read_plan
+from tui_agent.core.plan_schema import Plan, parse_edited, read_plan
 
 SUB = '{"question": "Q?", "acceptance": "a", "queries": ["q"]}'
 

@@ -7,11 +7,11 @@ import io
 import json
 
 from tests.unit.plan_kit import PLAN
-from tui_agent.agent.approval import ApprovalRequest
+from tui_agent.core.approval import ApprovalRequest
 from tui_agent.cli.headless import TerminalApprover
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanRequest
-from tui_agent.plan.schema import Plan
+from tui_agent.core.plan_schema import Plan
 from tui_agent.plan.terminal import read_answers
 
 

@@ -13,10 +13,10 @@ import json
 
 from tests.unit.test_redaction import FORMATS, SECRET
 from tui_agent.safety import hygiene, redaction
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     ActionProposed, Decision, ModelCallEnded, ModelCallStarted, Notice, Observation, RunEnded, RunStarted,
 )
-from tui_agent.session.fold import fold
+from tui_agent.core.fold import fold
 from tui_agent.session.store import SessionStatus, Store
 
 ENV_SECRET = "Qw7rT2yU9iO4pA6s"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_agent.session.events import Notice, RunStarted
+from tui_agent.core.events import Notice, RunStarted
 from tui_agent.session.store import SessionStatus, Store, StoreError, owner_alive, owner_token
 
 

@@ -1,7 +1,7 @@
 """The headless approver on the terminal: editing a call's arguments as JSON."""
 import io
 
-from tui_agent.agent.approval import Approve, ApprovalRequest, Reject
+from tui_agent.core.approval import Approve, ApprovalRequest, Reject
 from tui_agent.cli.headless import TerminalApprover
 
 SCHEMA = {"type": "object", "properties": {"query": {"type": "array", "items": {"type": "string"}}},

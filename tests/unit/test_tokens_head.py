@@ -171,7 +171,7 @@ def test_the_count_cache_is_bounded_by_entries_and_characters():
 
 
 def test_a_run_of_a_million_spaces_is_counted_cut_and_fitted_where_tiktoken_alone_gives_up():
-    from tui_agent.context import budgets
+    from tui_agent.core import budgets
     from tui_agent.tools.visit import cap_section
 
     text = "Before the gap. " + " " * 1_200_000 + " After the gap."

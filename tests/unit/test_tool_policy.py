@@ -8,14 +8,14 @@ import pytest
 
 from tests.helpers import NoteTool, Recorder, RecordingApprover, call
 from tests.unit.engine_kit import scripted_engine
-from tui_agent.agent.approval import Approve, Reject
+from tui_agent.core.approval import Approve, Reject
 from tui_agent.agent.engine import Engine
 from tui_agent.agent.tool_policy import policy_decision, policy_for
 from tui_agent.config import Settings
 from tui_agent.kinds import ToolPolicy
 from tui_agent.model.scripted import ScriptedModel
-from tui_agent.session import fold
-from tui_agent.session.events import ObservationStatus
+from tui_agent.core import fold
+from tui_agent.core.events import ObservationStatus
 from tui_agent.tools.base import ToolRegistry
 
 

@@ -2,7 +2,7 @@
 
 import io
 
-from tui_agent.session.events import ModelCallEnded, ModelCallStarted, ModelDelta
+from tui_agent.core.events import ModelCallEnded, ModelCallStarted, ModelDelta
 from tui_agent.cli.headless import TracePrinter
 
 
@@ -35,7 +35,7 @@ def test_plain_trace_prints_the_thought_once_at_the_end():
 
 
 def test_the_trace_prints_each_compaction_with_its_tokens_before_and_after():
-    from tui_agent.session.events import ContextCompacted, ContextEdited, RunStarted
+    from tui_agent.core.events import ContextCompacted, ContextEdited, RunStarted
 
     out = io.StringIO()
     printer = TracePrinter(out)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import random
 
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     ActionProposed, AnswerEvent, Decision, ModelCallEnded, ModelCallStarted, Observation, RunEnded, RunStarted,
     SourceAdded,
 )
 from tui_agent.session.exports import answer_document, answer_markdown, write_file
-from tui_agent.session.fold import Status, fold
-from tui_agent.session.live import ANSWER, CALL, THOUGHT, StreamSplitter
+from tui_agent.core.fold import Status, fold
+from tui_agent.core.live import ANSWER, CALL, THOUGHT, StreamSplitter
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge, clock, fill_level
 from tui_agent.widgets.trace_panes import wrap_line
 

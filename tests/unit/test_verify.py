@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tui_agent.verify.claims import Claim, cited_numbers, claims_of, find_claims, source_texts, spread
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     ActionProposed, AnswerEvent, Observation, SourceAdded, Verdict,
 )
-from tui_agent.session.fold import fold
+from tui_agent.core.fold import fold
 from tui_agent.verify.check import SOURCES_END, needs_review, parse_verdict, verify_messages
 
 ANSWERS = json.loads((Path(__file__).parent.parent / "fixtures" / "verify" / "answers.json").read_text("utf-8"))

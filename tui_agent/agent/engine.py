@@ -1,7 +1,7 @@
 """The research loop. Pure asyncio: no front-end imports (a test keeps textual out).
 
 The engine owns the messages, the gates, the forced answer, approvals and the termination, and changes none of
-them by hand: it emits typed events (``session/events.py``), each folded into ``self.state`` by ``fold.apply``
+them by hand: it emits typed events (``core/events.py``), each folded into ``self.state`` by ``fold.apply``
 first. Decisions come back through the ``Approver`` seam (``approval.py``); plan mode runs first (``plan.planner``).
 """
 
@@ -13,18 +13,18 @@ from datetime import date
 from typing import TYPE_CHECKING, Callable
 
 from tui_agent import protocol
-from tui_agent.agent.approval import Approver
+from tui_agent.core.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.model import Model, ModelError, Reply
-from tui_agent.agent.run_control import Clock, RunControl, SubmitRequested, call_in_loop
-from tui_agent.session import fold
-from tui_agent.context import budgets
+from tui_agent.core.run_control import Clock, RunControl, SubmitRequested, call_in_loop
+from tui_agent.core import fold
+from tui_agent.core import budgets
 from tui_agent.context.policies import ContextSteward
 from tui_agent.kinds import ContextEditKind
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     AnswerEvent, ApprovalModeChanged, Correction, CorrectionReason, Event, ForcedAnswer, Notice, NoticeLevel, Purpose, RunEnded, RunStarted, Termination,
 )
-from tui_agent.session.fold import SessionState
+from tui_agent.core.fold import SessionState
 from tui_agent.model.tokens import CountedPrompt, TokenCounter, request_tokens
 from tui_agent.agent.tool_runner import Replay
 from tui_agent.agent.model_calls import BreakpointHook, ModelCalls

@@ -15,13 +15,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Awaitable, Callable
 
-from tui_agent.agent.run_control import RunControl, SubmitRequested
+from tui_agent.core.run_control import RunControl, SubmitRequested
 from tui_agent.kinds import Purpose
 from tui_agent.model import Model, ModelError, Reply, RetryInfo
 from tui_agent.model.tokens import CountedPrompt
 from tui_agent.safety.stream_redaction import StreamRedactor
 from tui_agent.protocol.stream_cut import VisibleText
-from tui_agent.session.events import Event, ModelCallEnded, ModelCallStarted, ModelDelta, PromptEdited, Retry
+from tui_agent.core.events import Event, ModelCallEnded, ModelCallStarted, ModelDelta, PromptEdited, Retry
 
 if TYPE_CHECKING:
     from tui_agent.agent.native_calls import Wire

@@ -15,8 +15,8 @@ from tui_agent.agent.tool_runner import ToolRunner
 from tui_agent.protocol.native import NativeCall
 from tui_agent.protocol.native_wire import Wire, wire_for
 from tui_agent.config import Settings
-from tui_agent.session.events import Notice, NoticeLevel, ObservationMessage
-from tui_agent.session.state import CallState
+from tui_agent.core.events import Notice, NoticeLevel, ObservationMessage
+from tui_agent.core.state import CallState
 
 
 __all__ = ["NativeToolRunner", "Wire", "protocol_notices", "runner_for", "wire_for"]

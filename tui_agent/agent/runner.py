@@ -7,12 +7,12 @@ import contextlib
 import threading
 from typing import TYPE_CHECKING, AsyncContextManager, Callable
 
-from tui_agent.agent.approval import Approver
+from tui_agent.core.approval import Approver
 from tui_agent.config import Settings
 from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
 from tui_agent.model import Model
-from tui_agent.session.events import Event, Notice, NoticeLevel, RunStarted
-from tui_agent.session.fold import SessionState
+from tui_agent.core.events import Event, Notice, NoticeLevel, RunStarted
+from tui_agent.core.fold import SessionState
 from tui_agent.session.log import NotSaved, SessionLog
 from tui_agent.session.store import new_session_id
 from tui_agent.tools.base import ToolRegistry

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
 
-from tui_agent.agent.approval import JSON, Approve, DecisionT, Reject
+from tui_agent.core.approval import JSON, Approve, DecisionT, Reject
 from tui_agent.kinds import ToolPolicy
 
 

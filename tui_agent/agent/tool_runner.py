@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING, Awaitable, Callable, Protocol
 from tui_agent import protocol
 
 from tui_agent.safety import hygiene
-from tui_agent.agent.approval import (
+from tui_agent.core.approval import (
     JSON, Approve, ApprovalRequest, Approver, DecisionT, Reject, Schema, SubmitNow, decision_kind, recorded_decision,
 )
 from tui_agent.config import Settings
 from tui_agent.model import Reply
 from tui_agent.agent import tool_policy
-from tui_agent.agent.run_control import RunControl, SubmitRequested
+from tui_agent.core.run_control import RunControl, SubmitRequested
 from tui_agent.plan import policy as plan_policy
-from tui_agent.session import fold
-from tui_agent.session.events import (
+from tui_agent.core import fold
+from tui_agent.core.events import (
     ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Notice, NoticeLevel, Observation,
     ObservationMessage, ObservationStatus, Purpose, SourceAdded, ToolProgress, ToolStarted,
 )
 from tui_agent.session.log import NotSaved
-from tui_agent.session.state import CallState, SessionState, SourceState
+from tui_agent.core.state import CallState, SessionState, SourceState
 from tui_agent.tools.base import SourceRegistry, Tool, ToolContext, ToolRegistry
 
 if TYPE_CHECKING:

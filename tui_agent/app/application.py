@@ -45,8 +45,8 @@ from tui_agent.app.run_events import RunEvents
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
-from tui_agent.session import fold
-from tui_agent.session.fold import SessionState
+from tui_agent.core import fold
+from tui_agent.core.fold import SessionState
 from tui_agent.widgets.token_gauge import GaugeFigures, gauge_figures
 
 # How often the elapsed time on the gauge is refreshed (seconds).

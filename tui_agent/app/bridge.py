@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from textual.message import Message
 
-from tui_agent.session.events import Event, ModelDelta
+from tui_agent.core.events import Event, ModelDelta
 
 # How often buffered stream text is handed to the UI (seconds).
 STREAM_FLUSH_S = 0.05

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from textual.message import Message
 
-from tui_agent.agent.run_control import call_in_loop
+from tui_agent.core.run_control import call_in_loop
 from tui_agent.app.bridge import BreakpointHit, BreakpointReleased, RunFinished, resolve
 from tui_agent.app.phases import warm_up
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
-    from tui_agent.session.fold import SessionState
+    from tui_agent.core.fold import SessionState
 
 LOADING = "loading model library…"
 # How long closing the app waits for a cancelled engine to record its cancellation (seconds).
@@ -40,7 +40,7 @@ GC_THRESHOLDS = (20_000, 50, 100)
 
 def approve(arguments: Any, **kw: Any) -> Any:
     """An approval of a tool call with ``arguments`` (``approval.Approve``, imported when needed)."""
-    from tui_agent.agent.approval import Approve
+    from tui_agent.core.approval import Approve
 
     return Approve(arguments, **kw)
 
@@ -69,7 +69,7 @@ class RunController:
 
     def reset(self, elapsed: float) -> None:
         """A new run (or a resumed one, ``elapsed`` seconds in)."""
-        from tui_agent.agent.approval import FutureApprover
+        from tui_agent.core.approval import FutureApprover
         from tui_agent.app.bridge import ApprovalAsked
 
         self.pending = self.paused = self.research = None

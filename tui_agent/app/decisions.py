@@ -70,7 +70,7 @@ class Decisions:
         app.main.header.auto = on
 
     def submit_now(self) -> None:
-        from tui_agent.agent.approval import SubmitNow
+        from tui_agent.core.approval import SubmitNow
 
         app = self.app
         if app.control.pending is not None:

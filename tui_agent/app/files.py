@@ -11,7 +11,7 @@ from textual.screen import Screen
 
 from tui_agent.session.exports import answer_document, answer_markdown, default_answer_path, default_report_path
 from tui_agent.session.exports import export, write_file
-from tui_agent.session.fold import SessionState
+from tui_agent.core.fold import SessionState
 
 
 def _ask_and_write(screen: Screen, title: str, default: Path, make_text: Callable[[], str], done: str) -> None:

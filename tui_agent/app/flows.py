@@ -10,13 +10,13 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.app.phases import Phase
-from tui_agent.session import fold
+from tui_agent.core import fold
 
 if TYPE_CHECKING:
     from tui_agent.app.bridge import BreakpointHit
     from tui_agent.app.host import AppHost
     from tui_agent.config import Settings
-    from tui_agent.session.fold import SessionState
+    from tui_agent.core.fold import SessionState
 
 
 class Flows:
@@ -148,8 +148,8 @@ class Flows:
 
     async def _verify(self, store: Any, session_id: str) -> None:
         from tui_agent.app.phases import warm_up
-        from tui_agent.session import fold
-        from tui_agent.session.events import Verdict
+        from tui_agent.core import fold
+        from tui_agent.core.events import Verdict
         from tui_agent.verify.check import verify_session
 
         app = self.app

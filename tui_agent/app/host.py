@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from tui_agent.app.controller import RunController
     from tui_agent.config import Settings
     from tui_agent.screens.main import MainScreen
-    from tui_agent.session.fold import SessionState
+    from tui_agent.core.fold import SessionState
     from tui_agent.session.store import Store
 
 

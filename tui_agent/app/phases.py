@@ -6,11 +6,11 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from tui_agent.session.state import Status
+from tui_agent.core.state import Status
 
 if TYPE_CHECKING:
     from tui_agent.config import Settings
-    from tui_agent.session.fold import SessionState
+    from tui_agent.core.fold import SessionState
 
 
 class Phase(StrEnum):

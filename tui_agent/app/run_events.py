@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tui_agent.app.phases import Phase
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     AnswerEvent, Decision, Event, ModelCallEnded, ModelCallStarted, Notice, Retry, RunEnded, RunStarted, Termination,
     ToolProgress,
 )

@@ -9,12 +9,12 @@ import time
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from tui_agent.agent.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
+from tui_agent.core.approval import Approve, ApprovalRequest, DecisionT, Reject, SubmitNow
 from tui_agent.app.attention import attention_sequence
 from tui_agent.cli.line_input import LineReader
 from tui_agent.safety.hygiene import for_terminal
-from tui_agent.session import fold
-from tui_agent.session.events import (
+from tui_agent.core import fold
+from tui_agent.core.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, ContextCompacted, ContextEdited, Correction, Decision,
     DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta, Notice, Observation, PromptEdited,
     Purpose, Retry, RunEnded,

@@ -81,7 +81,7 @@ def cmd_verify(ns: argparse.Namespace) -> int:
 
 def summary_line(result: Any) -> str:
     """One line: the counts, the unsupported share against the threshold, the cost."""
-    from tui_agent.session.events import Verdict
+    from tui_agent.core.events import Verdict
     from tui_agent.verify.check import NO_CITATIONS
 
     if result.checked == 0:
@@ -106,7 +106,7 @@ class _Printer:
 
     def __call__(self, event: Any) -> None:
         from tui_agent.safety.hygiene import for_terminal
-        from tui_agent.session.events import ClaimChecked, VerificationStarted
+        from tui_agent.core.events import ClaimChecked, VerificationStarted
 
         if isinstance(event, VerificationStarted):
             self.total = min(event.sample, event.claims)

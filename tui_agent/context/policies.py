@@ -23,14 +23,14 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable, Protocol
 
 from tui_agent.config import Settings
-from tui_agent.context import budgets
-from tui_agent.context.items import ContextItem
+from tui_agent.core import budgets
+from tui_agent.core.context_items import ContextItem
 from tui_agent.kinds import ContextEditKind, ContextItemKind, ContextPolicy, NoticeLevel, ObservationStatus, Purpose
 from tui_agent.model import ModelError, Reply
 from tui_agent.model.tokens import TokenCounter, count
-from tui_agent.session import fold
-from tui_agent.session.events import ContextCompacted, ContextEdited, Event, Notice, SummaryProposed
-from tui_agent.session.state import SessionState
+from tui_agent.core import fold
+from tui_agent.core.events import ContextCompacted, ContextEdited, Event, Notice, SummaryProposed
+from tui_agent.core.state import SessionState
 
 STUB_MIN_TOKENS = 64
 """Items smaller than this are never covered: their stub would save nothing."""

@@ -14,10 +14,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from tui_agent.config import Settings
-from tui_agent.context import items as ctxitems
+from tui_agent.core import context_items as ctxitems
 from tui_agent.kinds import ContextEditKind, ContextItemKind
 from tui_agent.model.tokens import TokenCounter, count
-from tui_agent.session.state import SessionState
+from tui_agent.core.state import SessionState
 
 DEFAULT_WINDOW = 131072
 """The window assumed when neither the state (a model call) nor the settings say."""
@@ -93,7 +93,7 @@ def context_rows(state: SessionState, settings: Settings, counter: TokenCounter 
         t.items += 1
     for t in totals.values():
         t.share = t.tokens / window
-    from tui_agent.session.fold import prompt
+    from tui_agent.core.fold import prompt
 
     total = (counter or TokenCounter()).messages(prompt(state))[0]
     return ContextView(totals=sorted(totals.values(), key=lambda t: -t.tokens), rows=rows, prompt_tokens=total,

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui_agent.evals.cases import Case
 from tui_agent.evals.runs import CaseResult, result_of
-from tui_agent.session.fold import fold
+from tui_agent.core.fold import fold
 from tui_agent.session.store import Store
 
 

@@ -25,7 +25,7 @@ from typing import Any, AsyncContextManager, Callable
 from tui_agent.config import Settings
 from tui_agent.evals.cases import Case
 from tui_agent.kinds import Termination
-from tui_agent.session.fold import SessionState, fold
+from tui_agent.core.fold import SessionState, fold
 from tui_agent.session.store import SessionStatus, Store, new_session_id
 
 # Cases run at once unless --concurrency says otherwise.

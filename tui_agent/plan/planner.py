@@ -17,16 +17,16 @@ from tui_agent.model.jsonreply import json_object
 from tui_agent.plan import prompts
 from tui_agent.plan.policy import gated
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.plan.schema import read_plan
-from tui_agent.session.events import ClarifyAnswered, ClarifyAsked, Event, Notice, PlanDecided, PlanProposed
+from tui_agent.core.plan_schema import read_plan
+from tui_agent.core.events import ClarifyAnswered, ClarifyAsked, Event, Notice, PlanDecided, PlanProposed
 
 if TYPE_CHECKING:
-    from tui_agent.agent.approval import Approver
+    from tui_agent.core.approval import Approver
     from tui_agent.agent.engine import Engine
-    from tui_agent.agent.run_control import RunControl
+    from tui_agent.core.run_control import RunControl
     from tui_agent.config import Settings
     from tui_agent.model import Reply
-    from tui_agent.session.state import SessionState
+    from tui_agent.core.state import SessionState
 
 MAX_QUESTIONS = 3
 
@@ -71,7 +71,7 @@ class Planner:
 
     async def prepare(self) -> None:
         """Clarify (if asked for), then plan, until the plan is decided. Submit now skips the rest."""
-        from tui_agent.agent.run_control import SubmitRequested
+        from tui_agent.core.run_control import SubmitRequested
 
         try:
             if self.wanted and not self.control.submitted:
@@ -116,7 +116,7 @@ class Planner:
         self.emit(ClarifyAnswered(answers=answers))
 
     def _answers(self, got: Any) -> list[str]:
-        from tui_agent.agent.approval import SubmitNow
+        from tui_agent.core.approval import SubmitNow
 
         if isinstance(got, SubmitNow):
             raise PlanSkipped()
@@ -139,7 +139,7 @@ class Planner:
                                attempt=len(p.proposals) + 1, feedback=feedback, error=error, **_usage(reply)))
 
     async def _decide(self) -> None:
-        from tui_agent.agent.approval import Approve, SubmitNow
+        from tui_agent.core.approval import Approve, SubmitNow
 
         proposal = self.state.plan.pending
         assert proposal is not None and proposal.plan is not None

@@ -20,12 +20,12 @@ from urllib.parse import urlsplit
 
 from tui_agent.kinds import DecisionKind
 from tui_agent.plan import domains as plan_domains
-from tui_agent.plan.schema import Plan
+from tui_agent.core.plan_schema import Plan
 
 if TYPE_CHECKING:
-    from tui_agent.agent.approval import Approve
+    from tui_agent.core.approval import Approve
     from tui_agent.config import Settings
-    from tui_agent.session.state import SessionState
+    from tui_agent.core.state import SessionState
 
 SEARCH, VISIT = "search", "visit"
 
@@ -113,7 +113,7 @@ def approves(state: SessionState, tool: str, arguments: Any) -> Approve | None:
         return None
     if set(_items(tool, arguments)) & _rejected(state, tool):
         return None  # a rejection wins over the plan
-    from tui_agent.agent.approval import Approve
+    from tui_agent.core.approval import Approve
 
     return Approve(arguments, auto=True)
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tui_agent.kinds import PlanStatus
-from tui_agent.plan.schema import Plan
+from tui_agent.core.plan_schema import Plan
 
 if TYPE_CHECKING:
-    from tui_agent.session.state import SessionState
+    from tui_agent.core.state import SessionState
 
 DEFAULT_MIN_WORDS = 30  # when a stored session's settings do not say
 _HEADING = re.compile(r"^\s{0,3}(#{1,6}\s+.*|\*\*[^*\n]+\*\*\s*:?\s*)$", re.M)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tui_agent.plan.schema import Plan
+from tui_agent.core.plan_schema import Plan
 
 PLANNER = """You plan a web research before it starts. Do not answer the question and do not call tools.
 Split the question into 2 to 6 sub-questions that together answer it, covering where they apply:

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from tui_agent.kinds import PlanStatus
 from tui_agent.plan.progress import of_state
-from tui_agent.plan.schema import Plan
+from tui_agent.core.plan_schema import Plan
 from tui_agent.safety.hygiene import for_terminal
 
 if TYPE_CHECKING:
-    from tui_agent.session.state import SessionState
+    from tui_agent.core.state import SessionState
 
 MARKS = {PlanStatus.OPEN: "○ open", PlanStatus.ANSWERED: "✓ answered", PlanStatus.NEEDS_REVIEW: "! needs review"}
 

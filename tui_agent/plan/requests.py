@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_agent.kinds import PlanDecisionKind
-from tui_agent.plan.schema import PLAN_SCHEMA, Plan
+from tui_agent.core.plan_schema import PLAN_SCHEMA, Plan
 
 
 @dataclass

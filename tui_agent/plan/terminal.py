@@ -11,9 +11,9 @@ from typing import Any, Awaitable, Callable, TextIO
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan.report import plan_lines
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.plan.schema import Plan, parse_edited
+from tui_agent.core.plan_schema import Plan, parse_edited
 from tui_agent.safety.hygiene import for_terminal
-from tui_agent.session.events import ClarifyAnswered, ClarifyAsked, Event, PlanDecided, PlanProposed
+from tui_agent.core.events import ClarifyAnswered, ClarifyAsked, Event, PlanDecided, PlanProposed
 
 Read = Callable[[str], Awaitable[str]]  # asks one line; EOFError at the end of input
 
@@ -56,7 +56,7 @@ def read_answers(path: str) -> list[str]:
 
 async def ask_plan(req: PlanRequest, read: Read, out: TextIO, *, approve_plan: bool = False) -> Any:
     """The plan asked like a call: approve, edit the JSON, replan with feedback, skip, submit now."""
-    from tui_agent.agent.approval import SubmitNow
+    from tui_agent.core.approval import SubmitNow
 
     if approve_plan:
         out.write("  plan approved (--approve-plan)\n")

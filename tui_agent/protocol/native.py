@@ -180,7 +180,7 @@ def fit_tool_results(msgs: list[dict[str, Any]], counter: Any, room: int, instru
     """A forced answer's history: ``msgs`` with the trailing ``role: "tool"`` messages (the last
     step's results, which must stay after the call that asked for them) cut to share what is left
     of ``room`` tokens once the rest and the final ``instruction`` are counted (a ``TokenCounter``)."""
-    from tui_agent.context import budgets
+    from tui_agent.core import budgets
 
     first = len(msgs)
     while first > 0 and msgs[first - 1].get("role") == "tool":

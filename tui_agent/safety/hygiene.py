@@ -244,7 +244,7 @@ def escape_tags(text: str) -> str:
 
 def cut_note(cut: int, total: int, estimated: bool = False) -> str:
     """The observation limit's cut note (``context.budgets.note``)."""
-    from tui_agent.context import budgets
+    from tui_agent.core import budgets
 
     return budgets.note(cut, total, budgets.OBSERVATION_LIMIT, estimated)
 
@@ -252,7 +252,7 @@ def cut_note(cut: int, total: int, estimated: bool = False) -> str:
 def cap_tokens(text: str, max_tokens: int) -> str:
     """Keep the first ``max_tokens`` tokens of ``text``; a cut ends with a note saying how much
     (``context.budgets.fit``, the one cut)."""
-    from tui_agent.context import budgets
+    from tui_agent.core import budgets
 
     return budgets.fit(text, max_tokens, budgets.OBSERVATION_LIMIT)
 

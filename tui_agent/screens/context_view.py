@@ -32,7 +32,7 @@ from tui_agent.screens.context_keys import CONTEXT_ACTIONS
 from tui_agent.widgets.context_bar import ContextBar
 
 if TYPE_CHECKING:
-    from tui_agent.session.fold import SessionState
+    from tui_agent.core.fold import SessionState
 
 REBUILD_DELAY_S = 0.1
 """Events that arrive together (a step's end) are shown in one rebuild this long after the first."""

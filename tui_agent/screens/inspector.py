@@ -268,7 +268,7 @@ class InspectorScreen(Screen[InspectorResult | None]):
         if not self.paused:
             return
         from tui_agent.model.tokens import TokenCounter
-        from tui_agent.session import fold
+        from tui_agent.core import fold
 
         messages = fold.prompt(self.app.session)  # type: ignore[attr-defined]
         if [m.get("content") for m in messages] == [m.get("content") for m in self.messages]:

@@ -25,11 +25,11 @@ from tui_agent.screens.main_approvals import ApprovalInput
 from tui_agent.screens.main_keys import MAIN_ACTIONS, available
 from tui_agent.screens.trace_text import NO_CALL, shown
 from tui_agent.screens.trace_view import TraceView
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     AnswerEvent, ClarifyAnswered, Event, PlanDecided, PlanProposed, RunEnded, RunStarted,
 )
-from tui_agent.session.fold import SessionState, new_state
-from tui_agent.session.live import Part
+from tui_agent.core.fold import SessionState, new_state
+from tui_agent.core.live import Part
 from tui_agent.widgets.compositor import LeanCompositor
 from tui_agent.widgets.header import QuestionBar, StatusHeader
 from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
@@ -281,7 +281,7 @@ class MainScreen(Screen):
         self.update_header()
 
     def action_plan_mode(self) -> None:
-        from tui_agent.plan.state import next_mode
+        from tui_agent.core.plan_state import next_mode
 
         self.app.settings.plan = next_mode(self.app.settings.plan)
         self.notify(f"Plan mode {self.app.settings.plan}: from the next question on", title="Plan mode")

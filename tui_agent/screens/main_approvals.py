@@ -60,7 +60,7 @@ class ApprovalInput:
         screen.refresh_bindings()
 
     def rejected(self, reason: str) -> None:
-        from tui_agent.agent.approval import Reject
+        from tui_agent.core.approval import Reject
 
         self.decide(Reject(reason.strip() or "rejected by the user"))
 

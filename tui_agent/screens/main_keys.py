@@ -11,7 +11,7 @@ from tui_agent.app.actions import UiAction, table
 from tui_agent.screens.context_keys import OPEN_CONTEXT
 
 if TYPE_CHECKING:
-    from tui_agent.session.fold import SessionState
+    from tui_agent.core.fold import SessionState
 
 MAIN_ACTIONS = table(
     UiAction("approve", "a,enter", "Approve", "Approve tool call", "approve the tool call that waits",

@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 from tui_agent.app.actions import bindings, button, table, UiAction
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.plan.schema import Plan, check, incomplete, normalise
+from tui_agent.core.plan_schema import Plan, check, incomplete, normalise
 from tui_agent.widgets.approval_bar import JsonArea
 
 DIALOG_CSS = """
@@ -158,7 +158,7 @@ class PlanScreen(ModalScreen[None]):
     def edited(self) -> tuple[Plan | None, str]:
         """The plan as edited (fields or JSON), checked against the plan's schema."""
         if self.mode == "json":
-            from tui_agent.plan.schema import parse_edited
+            from tui_agent.core.plan_schema import parse_edited
 
             return parse_edited(self.query_one("#plan-json", JsonArea).text)
         subs = []

@@ -24,10 +24,10 @@ from textual.widgets import Button, DataTable, Footer, Input, Markdown, Static, 
 
 from tui_agent.app.actions import UiAction, bindings, palette_commands, table
 from tui_agent.app.files import copy_answer, export_report, save_answer
-from tui_agent.session.events import Purpose
+from tui_agent.core.events import Purpose
 from tui_agent.safety.hygiene import for_terminal as clean
 from tui_agent.widgets.shown_links import parser
-from tui_agent.session.fold import SessionState, fold
+from tui_agent.core.fold import SessionState, fold
 from tui_agent.screens.confirm import ConfirmScreen
 from tui_agent.widgets.plan_pane import PlanPane
 

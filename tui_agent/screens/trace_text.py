@@ -8,8 +8,8 @@ from typing import Any
 
 from textual.content import Content
 
-from tui_agent.session.events import DecisionKind, Purpose
-from tui_agent.session.fold import CallState, StepState
+from tui_agent.core.events import DecisionKind, Purpose
+from tui_agent.core.fold import CallState, StepState
 
 NO_CALL = "No tool call yet."
 # Decisions after which a call runs (until its observation arrives).

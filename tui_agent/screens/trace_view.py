@@ -14,12 +14,12 @@ from textual.widgets import ContentSwitcher
 from tui_agent.screens.trace_text import (
     NO_CALL, action_content, final_answer, no_answer, observation_markdown, pending_content, running_calls, shown,
 )
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction, Decision, Event, ForcedAnswer,
     ModelCallEnded, ModelCallStarted, Observation, Purpose, Retry, RunEnded, RunStarted,
 )
-from tui_agent.session.fold import SessionState
-from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part
+from tui_agent.core.fold import SessionState
+from tui_agent.core.live import ANSWER, CALL, THOUGHT, Part
 from tui_agent.widgets.trace_panes import MarkdownPane
 
 if TYPE_CHECKING:

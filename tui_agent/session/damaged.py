@@ -29,7 +29,7 @@ def lenient_text(raw: bytes) -> str:
 
 
 def _event_types() -> dict[str, Any]:
-    from tui_agent.session.events import EVENT_TYPES
+    from tui_agent.core.events import EVENT_TYPES
 
     return EVENT_TYPES
 

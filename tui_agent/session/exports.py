@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from tui_agent.safety.hygiene import redact, scrub, strip_controls
-from tui_agent.session.events import Event, Purpose
-from tui_agent.session.fold import SessionState, SourceState, fold, result
+from tui_agent.core.events import Event, Purpose
+from tui_agent.core.fold import SessionState, SourceState, fold, result
 from tui_agent.plan.report import plan_markdown
 
 OBSERVATION_EXCERPT_CHARS = 1500
@@ -148,7 +148,7 @@ def citation_check_markdown(state: SessionState) -> list[str]:
     """The "Citation check" section: each checked claim with its verdict and evidence, the counts,
     and whether the session needs review."""
     from tui_agent.verify.claims import all_claims
-    from tui_agent.session.events import Verdict
+    from tui_agent.core.events import Verdict
 
     v = state.verification
     assert v is not None

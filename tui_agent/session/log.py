@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from tui_agent.session.events import Event
+from tui_agent.core.events import Event
 
 SettingsSummary = dict[str, object]
 

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from tui_agent.config import ConfigError, Settings, apply, validate
 from tui_agent.settings.fields import MACHINE_SETTINGS
 from tui_agent.protocol import canonical_call
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     AnswerEvent, ClaimChecked, ForcedAnswer, Observation, ObservationStatus, PromptEdited, RunEnded, RunStarted,
     Termination, VerificationEnded, VerificationStarted,
 )
-from tui_agent.session.fold import SessionState, SourceState, fold
+from tui_agent.core.fold import SessionState, SourceState, fold
 from tui_agent.session.store import SessionStatus, Store, StoreError, new_session_id
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from typing import Any, Iterator
 
 from tui_agent.safety import hygiene
 from tui_agent.safety.redaction import redactor
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     Event, ModelCallStarted, Observation, RunEnded, RunStarted, Termination, event_from_dict,
 )
 from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary

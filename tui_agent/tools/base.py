@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar
 
 from tui_agent.kinds import ObservationStatus
-from tui_agent.session.fold import SourceState
+from tui_agent.core.fold import SourceState
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx

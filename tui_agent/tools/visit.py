@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_agent.model import tokens
-from tui_agent.context import budgets
+from tui_agent.core import budgets
 from tui_agent.safety.hygiene import cut_note, escape_tags, redact, strip_controls
 from tui_agent.safety.redaction import Redacted
 from tui_agent.model.jsonreply import json_object

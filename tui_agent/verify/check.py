@@ -28,11 +28,11 @@ from tui_agent.config import Settings
 from tui_agent.safety.hygiene import redact, strip_controls
 from tui_agent.model.jsonreply import json_object
 from tui_agent.verify.claims import Claim, all_claims, claims_of, source_texts, spread
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     ClaimChecked, Event, Purpose, Verdict, VerificationEnded, VerificationStarted,
 )
-from tui_agent.session.fold import fold
-from tui_agent.session.state import SessionState, Verification
+from tui_agent.core.fold import fold
+from tui_agent.core.state import SessionState, Verification
 
 __all__ = ["CONCURRENCY", "Claim", "CheckResult", "NoAnswerError", "VerifyError", "VerifyModelError", "all_claims",
            "claims_of", "parse_verdict", "run_check", "verify_session"]
@@ -258,7 +258,7 @@ def prompt_template() -> str:
 def verify_messages(claim: str, sources: list[str], budget: int) -> list[dict[str, str]]:
     """The verifier's request: one user message from prompts/verify.txt, each source's stored text
     redacted and cut to its share of ``budget`` tokens."""
-    from tui_agent.context import budgets
+    from tui_agent.core import budgets
 
     share = budgets.share(budget, len(sources))
     parts = []

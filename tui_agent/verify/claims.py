@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from tui_agent.session.state import CallState, SessionState
+from tui_agent.core.state import CallState, SessionState
 
 DEFAULT_SAMPLE = 10
 MAX_SOURCE_NUMBER = 999

@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
-from tui_agent.session.fold import CallState
+from tui_agent.core.fold import CallState
 
 # The tool column's width (cells); a longer name is cut in its middle, an MCP tool's server prefix dropped.
 TOOL_CELLS = 12

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     AnswerEvent, CorrectionReason, DecisionKind, Notice, ObservationStatus, Purpose, RunEnded, Termination, Verdict,
 )
-from tui_agent.context.items import ContextState
-from tui_agent.plan.state import PlanState
-from tui_agent.session.live import StreamSplitter
+from tui_agent.core.context_items import ContextState
+from tui_agent.core.plan_state import PlanState
+from tui_agent.core.live import StreamSplitter
 
 # Used when a session's settings do not say (sessions stored before the setting existed).
 DEFAULT_FAILURE_LIMIT = 3

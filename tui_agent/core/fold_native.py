@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_agent.session.events import ModelCallEnded, ObservationMessage
-from tui_agent.session.fold_context import observation_items
-from tui_agent.session.state import SessionState
+from tui_agent.core.events import ModelCallEnded, ObservationMessage
+from tui_agent.core.fold_context import observation_items
+from tui_agent.core.state import SessionState
 
 
 def assistant_message(e: ModelCallEnded) -> dict[str, Any]:

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from tui_agent.context import items as ctxitems
-from tui_agent.context.items import ContextItem
+from tui_agent.core import context_items as ctxitems
+from tui_agent.core.context_items import ContextItem
 from tui_agent.kinds import ContextEditKind, ContextItemKind
-from tui_agent.session.events import ContextCompacted, ContextEdited
-from tui_agent.session.state import CallState, SessionState
+from tui_agent.core.events import ContextCompacted, ContextEdited
+from tui_agent.core.state import CallState, SessionState
 
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tui_agent.kinds import PlanDecisionKind
-from tui_agent.session.event_base import Event
+from tui_agent.core.event_base import Event
 
 
 @dataclass(kw_only=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tui_agent.kinds import Verdict
-from tui_agent.session.event_base import Event
+from tui_agent.core.event_base import Event
 
 
 @dataclass(kw_only=True)

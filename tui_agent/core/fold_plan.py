@@ -4,13 +4,13 @@ research model reads. Called by ``session.fold.apply`` only."""
 
 from __future__ import annotations
 
-from tui_agent.context import items as ctxitems
+from tui_agent.core import context_items as ctxitems
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan import prompts
-from tui_agent.plan.schema import Plan
-from tui_agent.plan.state import PlanDecisionRecord, Proposal
-from tui_agent.session.events import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed
-from tui_agent.session.state import SessionState
+from tui_agent.core.plan_schema import Plan
+from tui_agent.core.plan_state import PlanDecisionRecord, Proposal
+from tui_agent.core.events import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed
+from tui_agent.core.state import SessionState
 
 
 def plan_proposed(s: SessionState, e: PlanProposed) -> None:

@@ -24,9 +24,9 @@ from tui_agent.kinds import (  # noqa: F401 - the events' vocabulary, defined at
     FORMAT_ERROR_REASONS, TERMINATIONS, ContextEditKind, CorrectionReason, DecisionKind, NoticeLevel,
     ObservationStatus, PlanDecisionKind, Purpose, Termination, Verdict,
 )
-from tui_agent.session.event_base import Event, field_names
-from tui_agent.session.events_plan import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed  # noqa: F401
-from tui_agent.session.events_verify import ClaimChecked, VerificationEnded, VerificationStarted  # noqa: F401
+from tui_agent.core.event_base import Event, field_names
+from tui_agent.core.events_plan import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed  # noqa: F401
+from tui_agent.core.events_verify import ClaimChecked, VerificationEnded, VerificationStarted  # noqa: F401
 
 
 @dataclass(kw_only=True)

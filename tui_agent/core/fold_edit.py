@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tui_agent.session.state import CallState, SessionState
+from tui_agent.core.state import CallState, SessionState
 
 
 def edited_call(s: SessionState, call: CallState, arguments: Any) -> None:

@@ -1,4 +1,4 @@
-"""The base of every event (``session/events.py`` holds the kinds): the fields each carries —
+"""The base of every event (``core/events.py`` holds the kinds): the fields each carries —
 session id, step, timestamp, the run's elapsed time — and its encoding for the store."""
 
 from __future__ import annotations

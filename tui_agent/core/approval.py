@@ -13,7 +13,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Callable, Protocol, Union
 
-from tui_agent.session.events import DecisionKind
+from tui_agent.core.events import DecisionKind
 
 JSON = Union[dict[str, "JSON"], list["JSON"], str, int, float, bool, None]
 """A JSON value: a tool call's arguments as the model wrote them (validated against the schema later)."""

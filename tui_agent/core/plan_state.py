@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tui_agent.kinds import PlanDecisionKind, PlanMode
-from tui_agent.plan.schema import Plan
+from tui_agent.core.plan_schema import Plan
 
 
 @dataclass

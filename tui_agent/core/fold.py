@@ -20,22 +20,22 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from tui_agent.session.events import (
+from tui_agent.core.events import (
     FORMAT_ERROR_REASONS, ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction,
     CorrectionReason, Decision, DecisionKind, Event, ForcedAnswer, ModelCallEnded, ModelCallStarted, ModelDelta,
     Notice, Observation, ObservationMessage, ObservationStatus, PromptEdited, Purpose, Retry, RunEnded, RunStarted,
     SourceAdded, Termination, ToolProgress, ToolStarted, VerificationStarted, ClaimChecked, VerificationEnded, ContextEdited,
     ContextCompacted, SummaryProposed, PlanProposed, PlanDecided, ClarifyAsked, ClarifyAnswered,
 )
-from tui_agent.context import items as ctxitems
-from tui_agent.context.items import ContextItem
+from tui_agent.core import context_items as ctxitems
+from tui_agent.core.context_items import ContextItem
 from tui_agent.kinds import ContextItemKind
-from tui_agent.session.fold_context import call_item, context_compacted, context_edited, observation_items
-from tui_agent.session.fold_edit import edited_call
-from tui_agent.session.fold_native import assistant_message, tool_results
-from tui_agent.session import fold_plan
-from tui_agent.session.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
-from tui_agent.session.state import (  # noqa: F401 - the state's types are the fold's vocabulary
+from tui_agent.core.fold_context import call_item, context_compacted, context_edited, observation_items
+from tui_agent.core.fold_edit import edited_call
+from tui_agent.core.fold_native import assistant_message, tool_results
+from tui_agent.core import fold_plan
+from tui_agent.core.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
+from tui_agent.core.state import (  # noqa: F401 - the state's types are the fold's vocabulary
     ACTIVE, ApprovalPolicy, CallState, ClaimState, PromptView, SessionState, SourceState, StepState, Status,
     Verification,
 )
