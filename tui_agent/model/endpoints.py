@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 from tui_agent.config import Settings
 from tui_agent.model.errors import UNRESOLVED, _request_url
 from tui_agent.model.routing import Deployment, routed
+from tui_agent.model.litellm_lazy import litellm
 
 
 class Endpoints:
@@ -26,8 +27,6 @@ class Endpoints:
             return found
         if model in self._defaults:
             return self._defaults[model]
-        from tui_agent.model.llm import litellm
-
         base = None
         for lookup in (lambda: litellm().get_api_base(model, {}), lambda: litellm().get_llm_provider(model)[3]):
             try:

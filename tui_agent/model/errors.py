@@ -19,6 +19,8 @@ import sys
 import time
 from typing import Iterator
 
+from tui_agent.model.litellm_lazy import litellm
+
 UNPARSEABLE = "unparseable"
 """The kind of a reply that came whole (200) but that the client cannot read."""
 TOOL_USE_FAILED = "tool_use_failed"
@@ -79,8 +81,6 @@ def _litellm_exceptions():
     the direct client fails with its own exceptions, and naming them costs no import of seconds."""
     if "litellm" not in sys.modules:
         return _NoLitellmExceptions()
-    from tui_agent.model.llm import litellm  # the adapter holds the one litellm import
-
     return litellm().exceptions
 
 

@@ -1,4 +1,5 @@
-"""The LLM adapter: the only module that imports litellm, and only when a call is made.
+"""The LLM adapter: litellm (imported by ``model.litellm_lazy``, only when a call needs it) or the
+direct client.
 
 Streaming with usage, stop sequences, our own retries (capped exponential backoff with jitter,
 Retry-After honoured; the SDK's retries are off), cost from the provider-reported usage.
@@ -35,6 +36,7 @@ from tui_agent.model.errors import (  # noqa: F401 - classify, unreachable_cause
     REFUSED, TOOL_USE_FAILED, UNRESOLVED, _request_url, _retry_after, attempt_causes, classify, server_words,
     tool_use_failed, unreachable_cause, unreachable_causes,
 )
+from tui_agent.model.litellm_lazy import litellm, prepare_environment  # noqa: F401 - part of the adapter's API
 from tui_agent.model.parts import reading_parts, split_content
 from tui_agent.model.retrying import backoff_delay
 from tui_agent.model.tool_deltas import ToolCallAssembler, whole_calls
@@ -43,7 +45,6 @@ from tui_agent.model.endpoints import Endpoints
 # A LiteLLM Router (several deployments and keys behind one model name) lives in model.routing.
 from tui_agent.model.routing import Deployment, load_router_config, routed  # noqa: F401 - the CLI's file check
 
-_litellm = None
 DEFAULT_CONTEXT_WINDOW = 131072
 # Distinct message contents whose redaction is remembered (one run's history, resent every call).
 REDACTION_CACHE_SIZE = 4096
@@ -51,29 +52,6 @@ FIRST_CALL_ATTEMPTS = 2
 """Attempts of a call that finds nothing at the endpoint before any call has succeeded."""
 FIRST_CALL_RETRY_S = 1.0
 """The pause between those attempts: a server that is just starting gets a second chance."""
-
-
-def prepare_environment() -> None:
-    """Settings litellm must see before import: local cost map, no tokenizer downloads."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    os.environ.setdefault("LITELLM_TELEMETRY", "False")
-
-
-def litellm():
-    global _litellm
-    if _litellm is None:
-        prepare_environment()
-        import litellm as _mod
-
-        _mod.disable_hf_tokenizer_download = True
-        _mod.telemetry = False
-        _mod.suppress_debug_info = True
-        _mod.drop_params = True
-        _litellm = _mod
-    return _litellm
 
 
 def litellm_needed(settings: Settings) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from tui_agent.config import Settings
+from tui_agent.model.litellm_lazy import litellm
 
 MILLION = 1_000_000
 
@@ -38,8 +39,6 @@ _UNPRICED: set[str] = set()
 
 def litellm_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
     """USD from litellm's price map; None when the model is not in it."""
-    from tui_agent.model.llm import litellm
-
     if model in _UNPRICED:
         return None
     from tui_agent.model import known_models

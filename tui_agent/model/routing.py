@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui_agent.config import ConfigError, Settings
+from tui_agent.model.litellm_lazy import litellm
 
 DEPLOYMENT_ID = "deployment-{}"
 """The id given to the n-th deployment of a file that gives it none (model_info.id)."""
@@ -147,8 +148,6 @@ def routed(settings: Settings) -> Routed:
     key = (path, settings.router_retries, settings.router_cooldown_s)
     found = _routed.get(key)
     if found is None:
-        from tui_agent.model.llm import litellm
-
         config = load_router_config(path)
         router = litellm().Router(model_list=config["model_list"], **router_options(config, settings))
         found = _routed[key] = Routed(path, router, {d.id: d for d in deployments(config)})
