@@ -12,7 +12,7 @@ token gate never fires). Two rows, run interleaved so machine noise hits both al
 Tokenizing is measured by wrapping the process-wide tiktoken encoder and ``tokens.count``:
 
 - ``count``: time inside ``tokens.count`` (the ``TokenCounter`` tokenizing a new message);
-- ``oth.enc``: other encoder calls (``hygiene.cap_tokens`` encoding each observation to
+- ``oth.enc``: other encoder calls (``budgets.cap_tokens`` encoding each observation to
   check it against ``observation_max_tokens``);
 - ``rest``: per-step time minus both: the engine overhead outside tokenizing new text, split
   into ``cache`` (``TokenCounter.messages`` lookups over the history, minus ``count``),
@@ -46,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_tokens import text_of  # noqa: E402  (same folder: the shared prose generator)
-from tui_agent.safety import hygiene  # noqa: E402
+from tui_agent.core import budgets  # noqa: E402
 from tui_agent.model import tokens
 from tui_agent.config import Settings  # noqa: E402
 from tui_agent.agent.engine import Engine  # noqa: E402
@@ -72,7 +72,7 @@ class Timers:
         self.encode_s = 0.0  # inside any encoder.encode / decode
         self.calls = 0
         self.counter_s = 0.0  # TokenCounter.messages, minus the tokens.count inside it
-        self.hygiene_s = 0.0  # hygiene.clean_observation, minus the encoder calls inside it
+        self.hygiene_s = 0.0  # budgets.clean_observation, minus the encoder calls inside it
         self.store_s = 0.0  # Store.append (json, redaction, SQLite)
 
 
@@ -128,7 +128,7 @@ def instrument() -> None:
 
     tokens.TokenCounter.messages = timed_messages
 
-    clean = hygiene.clean_observation
+    clean = budgets.clean_observation
 
     def timed_clean(text: str, max_tokens: int) -> str:
         t0, e0 = CLOCK(), TIMERS.encode_s
@@ -137,7 +137,7 @@ def instrument() -> None:
         finally:
             TIMERS.hygiene_s += (CLOCK() - t0) - (TIMERS.encode_s - e0)
 
-    hygiene.clean_observation = timed_clean  # the engine calls hygiene.clean_observation
+    budgets.clean_observation = timed_clean  # the engine calls budgets.clean_observation
 
 
 def timed_append(store: Store) -> Any:

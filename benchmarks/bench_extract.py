@@ -120,7 +120,7 @@ def worker(code: Path, size: int) -> None:
     import trafilatura
 
     from tui_agent.config import Settings
-    from tui_agent.safety.hygiene import clean_observation
+    from tui_agent.core.budgets import clean_observation
     from tui_agent.tools.visit import text_budget
     from tui_agent.web import maintext
     from tui_agent.web.content import decode, to_page

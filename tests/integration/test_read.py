@@ -21,7 +21,8 @@ import pytest
 from tests.servers import make_pdf
 from tui_agent.cli import read as read_cli
 from tui_agent.config import Settings
-from tui_agent.safety.hygiene import REDACTED, clean_observation
+from tui_agent.core.budgets import clean_observation
+from tui_agent.safety.hygiene import REDACTED
 from tui_agent.tools.base import SourceRegistry, ToolContext
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client
 from tui_agent.tools.visit import VisitTool

@@ -13,7 +13,8 @@ import pytest
 
 from tests.servers import Fault, Reply, make_pdf
 from tui_agent.config import Settings
-from tui_agent.safety.hygiene import REDACTED, clean_observation
+from tui_agent.core.budgets import clean_observation
+from tui_agent.safety.hygiene import REDACTED
 from tui_agent.core.events import ObservationStatus
 from tui_agent.tools.base import FAILED, OK, REFUSED, SourceRegistry, ToolContext, validate_arguments
 from tui_agent.web.net import ALLOW_FLAG, check_url, make_client

@@ -6,7 +6,7 @@ import re
 
 from tui_agent.core import budgets
 from tui_agent.model import tokens
-from tui_agent.safety.hygiene import cap_tokens
+from tui_agent.core.budgets import cap_tokens
 from tui_agent.verify.check import verify_messages
 
 NOTE = re.compile(r"\[… cut (about )?[\d,]+ of (about )?[\d,]+ tokens to fit [^\]]+\]")

@@ -11,10 +11,9 @@ import unicodedata
 import pytest
 
 from tui_agent.model import tokens
+from tui_agent.core.budgets import cap_tokens, clean_observation
 from tui_agent.safety.hygiene import (
     REDACTED,
-    cap_tokens,
-    clean_observation,
     escape_tags,
     scrub,
     strip_controls,

@@ -13,8 +13,7 @@ from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
 from tui_agent.model import Model
 from tui_agent.core.events import Event, Notice, NoticeLevel, RunStarted
 from tui_agent.core.fold import SessionState
-from tui_agent.session.log import NotSaved, SessionLog
-from tui_agent.session.store import new_session_id
+from tui_agent.core.sink import LogError, NotSaved, SessionLog, new_session_id
 from tui_agent.tools.base import ToolRegistry
 
 if TYPE_CHECKING:
@@ -140,11 +139,9 @@ class Run:
     def _mark_interrupted(self) -> None:
         """Stopped by a signal, or saving stopped: what was saved stays resumable (a full disk may
         refuse even this; the next open finds the owner gone and marks it then)."""
-        from tui_agent.session.store import StoreError
-
         try:
             self.store.mark_interrupted(self.session_id)
-        except StoreError:
+        except LogError:
             pass
 
     def request_submit(self) -> None:

@@ -21,12 +21,12 @@ from tui_agent.model import Reply
 from tui_agent.agent import tool_policy
 from tui_agent.core.run_control import RunControl, SubmitRequested
 from tui_agent.plan import policy as plan_policy
-from tui_agent.core import fold
+from tui_agent.core import budgets, fold
 from tui_agent.core.events import (
     ActionProposed, ApprovalRequested, Decision, DecisionKind, Event, Notice, NoticeLevel, Observation,
     ObservationMessage, ObservationStatus, Purpose, SourceAdded, ToolProgress, ToolStarted,
 )
-from tui_agent.session.log import NotSaved
+from tui_agent.core.sink import NotSaved
 from tui_agent.core.state import CallState, SessionState, SourceState
 from tui_agent.tools.base import SourceRegistry, Tool, ToolContext, ToolRegistry
 
@@ -109,7 +109,7 @@ class ToolRunner:
 
     def _observe(self, call_id: str, tool: str, arguments: JSON, text: str, status: ObservationStatus,
                  duration: float = 0.0, sources: list[int] | None = None, executed: bool = False) -> str:
-        clean = hygiene.clean_observation(text, self.settings.observation_max_tokens)
+        clean = budgets.clean_observation(text, self.settings.observation_max_tokens)
         self.emit(Observation(call_id=call_id, tool=tool, arguments=arguments, text=clean, status=status,
                               duration_s=duration, sources=sources or [], executed=executed))
         return clean

@@ -9,7 +9,7 @@ and then:
 - ``--format markdown`` (default): the observation the visit tool gives the model for this URL
   with goal-directed extraction off — the same section (header, notes, text cut to the
   section's share of the observation limit) after the engine's
-  :func:`tui_agent.safety.hygiene.clean_observation` (control characters, redaction, tag escaping,
+  :func:`tui_agent.core.budgets.clean_observation` (control characters, redaction, tag escaping,
   the ``observation_max_tokens`` cap, which ``--max-tokens`` overrides);
 - ``--format text``: exactly the same observation with the page rendered as plain text instead
   of Markdown (no Markdown syntax; header, notes, cut, escaping and redaction as above).
@@ -95,7 +95,8 @@ def main(argv: Sequence[str]) -> int:
 async def read(url: str, settings, *, fmt: str = "markdown", goal: str | None = None,
                guard=None) -> tuple[str, str, int]:
     """(stdout text, stderr text, exit code) for reading ``url`` as the visit tool would."""
-    from tui_agent.safety.hygiene import clean_observation, strip_controls
+    from tui_agent.core.budgets import clean_observation
+    from tui_agent.safety.hygiene import strip_controls
     from tui_agent.web.net import make_client
     from tui_agent.tools.visit import GRACE_S, page_observation, text_budget
     from tui_agent.web.page import read_page, timeout_text
@@ -136,7 +137,7 @@ def _without_extraction(settings):
 
 async def _goal(page, goal: str, settings, client, deadline: float) -> str:
     """The goal-directed extraction of ``page`` as the visit tool runs it, and what it cost."""
-    from tui_agent.safety.hygiene import clean_observation
+    from tui_agent.core.budgets import clean_observation
     from tui_agent.model.llm import LLM
     from tui_agent.tools import visit as v
     from tui_agent.tools.base import SourceRegistry, ToolContext

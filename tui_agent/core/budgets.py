@@ -1,7 +1,7 @@
 """Token budgets and the one cut.
 
 Every place that cuts text to a token budget cuts it here, and says so in one note format:
-``[… cut N of M tokens to fit <what>]``. The observation cap (``hygiene.cap_tokens``), visit's
+``[… cut N of M tokens to fit <what>]``. The observation cap (:func:`cap_tokens`), visit's
 per-URL share (handed to tools in their ``ToolContext``), the forced answer's trim of the latest
 observation, the verifier's source budget and the compaction calls all use :func:`cut` or
 :func:`fit`. The one cut without a note or a count is ``tokens.truncate`` (the page text sent to
@@ -11,6 +11,7 @@ extraction), which encodes only the head of a long text.
 from __future__ import annotations
 
 from tui_agent.model import tokens
+from tui_agent.safety.hygiene import escape_tags, redact, strip_controls
 
 OBSERVATION_LIMIT = "the observation limit"
 ANSWER_ROOM = "the room left for the answer"
@@ -88,3 +89,22 @@ def share(total: int, parts: int, overhead: int = 0, minimum: int = 1) -> int:
     """One part's share of ``total`` tokens split ``parts`` ways, ``overhead`` set aside per part."""
     parts = max(1, parts)
     return max(minimum, (total - overhead * parts) // parts)
+
+
+# -- the observation cap ----------------------------------------------------------------------
+
+def cut_note(cut_tokens: int, total: int, estimated: bool = False) -> str:
+    """The observation limit's cut note."""
+    return note(cut_tokens, total, OBSERVATION_LIMIT, estimated)
+
+
+def cap_tokens(text: str, max_tokens: int) -> str:
+    """Keep the first ``max_tokens`` tokens of ``text``; a cut ends with a note saying how much
+    (:func:`fit`, the one cut)."""
+    return fit(text, max_tokens, OBSERVATION_LIMIT)
+
+
+def clean_observation(text: str, max_tokens: int) -> str:
+    """strip_controls → redact → escape_tags (``safety.hygiene``) → cap_tokens: the one path into a
+    model's context."""
+    return cap_tokens(escape_tags(redact(strip_controls(text))), max_tokens)

@@ -19,7 +19,7 @@ def field_names(cls: type) -> tuple[str, ...]:
 class Event:
     type: ClassVar[str] = "event"
     stored: ClassVar[bool] = True
-    # Fields that hold text which already went through hygiene.clean_observation (redacted):
+    # Fields that hold text which already went through budgets.clean_observation (redacted):
     # the store does not redact them a second time.
     clean_fields: ClassVar[tuple[str, ...]] = ()
     # Kept before the run goes on: committed at once (never held with its step), and a store that

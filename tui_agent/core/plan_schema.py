@@ -81,8 +81,8 @@ class Plan:
 
 
 def _domain(text: Any) -> str:
-    """``https://www.Example.org/x`` → ``example.org`` (:func:`tui_agent.plan.domains.normalise`)."""
-    from tui_agent.plan.domains import normalise
+    """``https://www.Example.org/x`` → ``example.org`` (:func:`tui_agent.web.domains.normalise`)."""
+    from tui_agent.web.domains import normalise
 
     return normalise(text)
 
@@ -103,7 +103,7 @@ def check(obj: Any) -> str | None:
 
 def _domains_problem(domains: list[Any]) -> str | None:
     """The first domain that cannot be a plan domain (an IP address, a public suffix alone), named."""
-    from tui_agent.plan.domains import problem
+    from tui_agent.web.domains import problem
 
     for i, d in enumerate(domains):
         reason = problem(_domain(d))

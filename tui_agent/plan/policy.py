@@ -3,7 +3,7 @@
 - :func:`approves`: the decision the plan makes for a call without asking (``Approve``), or None
   (ask the person). A ``search`` whose queries are all the plan's, and a ``visit`` whose URLs were
   all returned by the plan's searches as results (not URLs inside their snippets, titles or
-  queries) or lie on one of its domains (:mod:`tui_agent.plan.domains`), run unasked, unless the
+  queries) or lie on one of its domains (:mod:`tui_agent.web.domains`), run unasked, unless the
   person rejected that call, one of its queries or one of its URLs before: a rejection wins. A URL
   whose host is an internationalised look-alike is always asked; a domain never covers an IP address.
 - :func:`outside`: whether a call that is asked falls outside an approved plan (the question says so).
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tui_agent.kinds import DecisionKind
-from tui_agent.plan import domains as plan_domains
+from tui_agent.web import domains as plan_domains
 from tui_agent.core.plan_schema import Plan
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def returned_urls(state: SessionState, plan: Plan) -> set[str]:
 
 
 def on_domain(url: str, domains: list[str]) -> bool:
-    """Whether one of the plan's domains covers ``url`` (:func:`tui_agent.plan.domains.covers`)."""
+    """Whether one of the plan's domains covers ``url`` (:func:`tui_agent.web.domains.covers`)."""
     return plan_domains.covers(url, domains)
 
 

@@ -10,9 +10,9 @@
 - :func:`escape_tags` neutralises the protocol tags, chat-template tokens and the extraction
   prompt's page markers, look-alikes included (NFKC, invisible characters), so page text can never
   close a ``<tool_response>`` block, forge an ``<answer>`` or end the model's turn.
-- :func:`cap_tokens` cuts to a token budget with a note saying how much was cut.
 
-:func:`clean_observation` chains strip_controls → redact → escape_tags → cap_tokens. All of it is
+``core.budgets.clean_observation`` chains strip_controls → redact → escape_tags → the token cap
+(a cut needs the tokenizer, which sits above this package). All of it is
 linear-time work (regexes anchored on literals, no nested quantifiers, bounded windows); escape_tags
 takes about 0.1 s per MB of prose and under 2.5 s per MB of the most hostile text measured
 (benchmarks/bench_escape.py, benchmarks/bench_redaction.py).
@@ -28,8 +28,8 @@ from tui_agent.safety import invisible
 from tui_agent.safety.redaction import REDACTED, Finding, find_secrets, redact, redactor, secret_values
 
 __all__ = [
-    "REDACTED", "Finding", "cap_tokens", "clean_observation", "cut_note", "escape_tags", "find_secrets",
-    "redact", "scrub", "secret_values", "strip_controls", "terminal_safe",
+    "REDACTED", "Finding", "escape_tags", "find_secrets", "redact", "scrub", "secret_values", "strip_controls",
+    "terminal_safe",
 ]
 
 # --- control characters and terminal escapes ------------------------------------------------
@@ -238,25 +238,3 @@ def escape_tags(text: str) -> str:
     if "=" in text:
         text = _ASCII_MARKER.sub(_neutralise_marker, text)
     return text
-
-
-# --- size -------------------------------------------------------------------------------------
-
-def cut_note(cut: int, total: int, estimated: bool = False) -> str:
-    """The observation limit's cut note (``context.budgets.note``)."""
-    from tui_agent.core import budgets
-
-    return budgets.note(cut, total, budgets.OBSERVATION_LIMIT, estimated)
-
-
-def cap_tokens(text: str, max_tokens: int) -> str:
-    """Keep the first ``max_tokens`` tokens of ``text``; a cut ends with a note saying how much
-    (``context.budgets.fit``, the one cut)."""
-    from tui_agent.core import budgets
-
-    return budgets.fit(text, max_tokens, budgets.OBSERVATION_LIMIT)
-
-
-def clean_observation(text: str, max_tokens: int) -> str:
-    """strip_controls → redact → escape_tags → cap_tokens: the one path into a model's context."""
-    return cap_tokens(escape_tags(redact(strip_controls(text))), max_tokens)

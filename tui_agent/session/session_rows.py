@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import secrets
-import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tui_agent.core.sink import SHORT_ID_CHARS, new_session_id  # noqa: F401 - re-exported: ids are the store's
 from tui_agent.session.store_open import StoreError
 
 # Ambiguous ids list at most this many candidates.
 MAX_CANDIDATES = 10
-# The random part of an id: what lists show and what is easiest to type.
-SHORT_ID_CHARS = 6
 
 
 class SessionStatus(StrEnum):
@@ -34,10 +31,6 @@ class AmbiguousId(StoreError):
         lines = "\n".join(f"  {r.id}  {r.question[:60]}" for r in candidates[:MAX_CANDIDATES])
         more = f"\n  … and {len(candidates) - MAX_CANDIDATES} more" if len(candidates) > MAX_CANDIDATES else ""
         super().__init__(f"the id {text!r} matches {len(candidates)} sessions (give more of it):\n{lines}{more}")
-
-
-def new_session_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(SHORT_ID_CHARS // 2)
 
 
 def short_id(session_id: str) -> str:

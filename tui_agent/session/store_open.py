@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from tui_agent.core.sink import LogError
+
 DB_NAME = "sessions.sqlite3"
 BUSY_TIMEOUT_MS = 5000
 
@@ -98,7 +100,7 @@ _CANNOT_WRITE = {SQLITE_PERM, SQLITE_READONLY, SQLITE_CANTOPEN}
 _DAMAGED = {SQLITE_CORRUPT, SQLITE_NOTADB}
 
 
-class StoreError(Exception):
+class StoreError(LogError):
     """The database is missing, damaged or does not hold what was asked for."""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from tui_agent.config import Settings
+from tui_agent.settings.fields import Settings
 
 
 def default_data_dir() -> Path:

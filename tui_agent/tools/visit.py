@@ -29,7 +29,8 @@ from typing import Any
 
 from tui_agent.model import tokens
 from tui_agent.core import budgets
-from tui_agent.safety.hygiene import cut_note, escape_tags, redact, strip_controls
+from tui_agent.core.budgets import cut_note
+from tui_agent.safety.hygiene import escape_tags, redact, strip_controls
 from tui_agent.safety.redaction import Redacted
 from tui_agent.model.jsonreply import json_object
 from tui_agent.model.retrying import excerpt

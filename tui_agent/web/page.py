@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 from tui_agent.safety.hygiene import strip_controls
 from tui_agent.kinds import ObservationStatus
-from tui_agent.tools.base import FAILED, OK, REFUSED
 from tui_agent.web import content
 from tui_agent.web.net import EncodingError, FetchError, FetchResult, Guard, GuardError, fetch, human_bytes
 
@@ -22,6 +21,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
     from tui_agent.config import Settings
+
+OK, FAILED, REFUSED = ObservationStatus.OK, ObservationStatus.FAILED, ObservationStatus.REFUSED
 
 
 class Fetcher(Protocol):
