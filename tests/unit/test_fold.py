@@ -379,9 +379,10 @@ def test_a_proposed_plan_waits_for_its_decision_and_its_call_is_counted():
 @folds(ev.PlanDecided)
 def test_an_approved_plan_is_in_force_and_the_model_reads_it_after_the_question():
     proposed = ev.PlanProposed(plan=_PLAN, raw="{…}")
-    state = _planned(proposed, ev.PlanDecided(kind="approved", plan=_PLAN))
+    state = _planned(proposed, ev.PlanDecided(kind="approved", plan=_PLAN, plan_text="Research plan:\n1. When?"))
     assert state.plan.approved.budget.max_calls == 9 and state.plan.pending is None
-    assert state.messages[1]["content"].startswith("q\n\nResearch plan") and "opening year" in state.messages[1]["content"]
+    assert state.messages[1]["content"] == "q\n\nResearch plan:\n1. When?"  # the text the event carries
+    assert state.context.items["question"].text == state.messages[1]["content"]
     replan = _planned(proposed, ev.PlanDecided(kind="replan", feedback="shorter"))
     assert replan.plan.approved is None and replan.plan.next_feedback == "shorter" and replan.messages[1]["content"] == "q"
     skipped = _planned(proposed, ev.PlanDecided(kind="skipped"))
@@ -397,9 +398,10 @@ def test_clarifying_questions_are_kept_and_their_call_counted():
 
 @folds(ev.ClarifyAnswered)
 def test_clarifying_answers_become_part_of_the_question():
-    state = _planned(ev.ClarifyAsked(questions=["Which one?", "When?"]), ev.ClarifyAnswered(answers=["the red one", ""]))
+    state = _planned(ev.ClarifyAsked(questions=["Which one?", "When?"]),
+                     ev.ClarifyAnswered(answers=["the red one", ""], text="Clarifications:\n- Which one? — the red one"))
     assert state.plan.answers == ["the red one", ""]
-    assert state.messages[1]["content"].endswith("- Which one? — the red one") and "When?" not in state.messages[1]["content"]
+    assert state.messages[1]["content"] == "q\n\nClarifications:\n- Which one? — the red one"
     from tui_agent.core.fold import prompt
 
     assert "the red one" in prompt(state)[1]["content"]

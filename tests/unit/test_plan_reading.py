@@ -4,7 +4,7 @@ from the answer's sections; which URLs a plan's domains cover."""
 from __future__ import annotations
 
 from tui_agent.plan.policy import on_domain
-from tui_agent.plan.progress import asked_citations, progress
+from tui_agent.core.plan_progress import asked_citations, progress
 from tui_agent.core.plan_schema import Plan, parse_edited, read_plan
 
 SUB = '{"question": "Q?", "acceptance": "a", "queries": ["q"]}'
@@ -80,7 +80,7 @@ def test_a_registrable_domain_covers_its_subdomains_and_an_exact_host_only_itsel
 
 
 def test_a_lookalike_domain_is_kept_in_punycode_and_never_approves_a_visit_unasked():
-    from tui_agent.plan.report import plan_lines
+    from tui_agent.core.plan_report import plan_lines
 
     plan, error = read_plan(_plan_with("\u0430pple.com"))  # a Cyrillic а
     assert error == "" and plan.domains == ["xn--pple-43d.com"]
@@ -98,7 +98,7 @@ def test_the_public_suffix_list_comes_from_the_bundled_snapshot_without_network_
     code = ("import socket\n"
             "def refuse(*a, **k): raise OSError('no network in this test')\n"
             "socket.socket.connect = refuse; socket.create_connection = refuse\n"
-            "from tui_agent.plan.domains import problem\n"
+            "from tui_agent.web.domains import problem\n"
             "assert problem('python.org') is None and 'public suffix alone' in problem('co.uk')\n")
     env = dict(os.environ, HOME=str(tmp_path), XDG_CACHE_HOME=str(tmp_path / "cache"))
     env.pop("TLDEXTRACT_CACHE", None)

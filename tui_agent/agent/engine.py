@@ -198,12 +198,22 @@ class Engine:
             raise
         return self._end(termination, "")
 
+    def _planner(self) -> Planner:
+        """The plan step of this run, wired to its settings, state, approver, clock and model; the
+        plan's budget comes back through ``use_gates`` as this run's settings."""
+        def use_gates(settings: Settings) -> None:
+            self.settings = settings
+
+        return Planner(settings=self.settings, state=self.state, emit=self.emit, approver=self.runner.approver,
+                       control=self.control, auto=lambda: self.auto_approving, use_gates=use_gates,
+                       complete=lambda msgs, purpose: self.calls.sub_complete(msgs, purpose=purpose, model=self.model))
+
     async def _loop_body(self) -> Termination:
         if self.resumed:
             done = await self._finish_interrupted()
             if done:
                 return done
-        await Planner.of(self).prepare()
+        await self._planner().prepare()
         while True:
             if not self.control.submitted:
                 await self.steward.facts()

@@ -30,13 +30,17 @@ class PlanProposed(Event):
 @dataclass(kw_only=True)
 class PlanDecided(Event):
     """The person's decision on the proposed plan: approved, edited (``plan`` as approved), replan
-    (``feedback`` for the next proposal) or skipped. ``auto``: approved without asking."""
+    (``feedback`` for the next proposal) or skipped. ``auto``: approved without asking.
+    ``plan_text``: the approved plan as the research model reads it, appended to the question by
+    the fold (``plan.prompts.plan_block``; events stored before it was carried get it from
+    ``core.upgrades``)."""
 
     type: ClassVar[str] = "plan_decided"
     kind: PlanDecisionKind
     plan: dict[str, Any] | None = None
     feedback: str = ""
     auto: bool = False
+    plan_text: str = ""
 
 
 @dataclass(kw_only=True)
@@ -53,7 +57,10 @@ class ClarifyAsked(Event):
 
 @dataclass(kw_only=True)
 class ClarifyAnswered(Event):
-    """The person's answers, one per question (empty: skipped); they become part of the question."""
+    """The person's answers, one per question (empty: skipped); they become part of the question:
+    ``text`` is what the fold appends to it (``plan.prompts.clarifications``; "" when nothing was
+    answered; events stored before it was carried get it from ``core.upgrades``)."""
 
     type: ClassVar[str] = "clarify_answered"
     answers: list[str]
+    text: str = ""

@@ -34,10 +34,11 @@ from tui_agent.core.fold_context import call_item, context_compacted, context_ed
 from tui_agent.core.fold_edit import edited_call
 from tui_agent.core.fold_native import assistant_message, tool_results
 from tui_agent.core import fold_plan
+from tui_agent.core.plan_progress import plan_result
 from tui_agent.core.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
 from tui_agent.core.state import (  # noqa: F401 - the state's types are the fold's vocabulary
     ACTIVE, ApprovalPolicy, CallState, ClaimState, PromptView, SessionState, SourceState, StepState, Status,
-    Verification,
+    Verification, canonical_call,
 )
 
 # -- the fold ---------------------------------------------------------------------------------
@@ -326,8 +327,6 @@ def _observation(s: SessionState, e: Observation) -> None:
     call.awaiting = False
     if not e.executed:
         return
-    from tui_agent.protocol import canonical_call  # here: the parser stays off the TUI's way to its first frame
-
     s.tool_calls += 1
     s.tool_ran = True
     s.seen_calls[canonical_call(e.tool, e.arguments)] = e.step
@@ -374,8 +373,6 @@ def stream(s: SessionState, step: int, text: str, reasoning: bool) -> list[tuple
 
 def result(s: SessionState, termination: Termination | str | None, elapsed_s: float | None = None) -> dict[str, Any]:
     """The run's result object (``run --json``, ``RunEnded.result``, the JSON export)."""
-    from tui_agent.plan.progress import plan_result
-
     answer = s.answer
     plan = plan_result(s)
     return {

@@ -1,12 +1,14 @@
 """The fold's share for plan mode (see ``tui_agent.plan``): what ``PlanProposed``, ``PlanDecided``,
 ``ClarifyAsked`` and ``ClarifyAnswered`` do to ``SessionState.plan`` and to the question the
-research model reads. Called by ``session.fold.apply`` only."""
+research model reads. Called by ``core.fold.apply`` only.
+
+The text appended to the question comes with the events (``PlanDecided.plan_text``,
+``ClarifyAnswered.text``, written by the planner): the fold needs nothing from ``plan/``."""
 
 from __future__ import annotations
 
 from tui_agent.core import context_items as ctxitems
 from tui_agent.kinds import PlanDecisionKind
-from tui_agent.plan import prompts
 from tui_agent.core.plan_schema import Plan
 from tui_agent.core.plan_state import PlanDecisionRecord, Proposal
 from tui_agent.core.events import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed
@@ -29,7 +31,7 @@ def plan_decided(s: SessionState, e: PlanDecided) -> None:
     match e.kind:
         case PlanDecisionKind.APPROVED | PlanDecisionKind.EDITED if e.plan is not None:
             p.approved = Plan.from_dict(e.plan)
-            _append_to_question(s, prompts.plan_block(p.approved))
+            _append_to_question(s, e.plan_text)
         case PlanDecisionKind.REPLAN:
             p.next_feedback = e.feedback
         case PlanDecisionKind.SKIPPED:
@@ -43,7 +45,7 @@ def clarify_asked(s: SessionState, e: ClarifyAsked) -> None:
 
 def clarify_answered(s: SessionState, e: ClarifyAnswered) -> None:
     s.plan.answers = list(e.answers)
-    _append_to_question(s, prompts.clarifications(s.plan.questions, e.answers))
+    _append_to_question(s, e.text)
 
 
 def _append_to_question(s: SessionState, text: str) -> None:

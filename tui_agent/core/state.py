@@ -38,6 +38,12 @@ class Status(StrEnum):
 ACTIVE = frozenset({Status.RUNNING, Status.AWAITING, Status.ANSWERING})
 
 
+def canonical_call(name: str, arguments: Any) -> str:
+    """A call's key in ``SessionState.seen_calls`` (and a recorded call's in a replay): its tool and
+    its arguments with sorted keys."""
+    return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+
+
 @dataclass
 class CallState:
     """One tool call: what the model proposed, what was decided, what came back."""

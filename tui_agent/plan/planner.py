@@ -17,12 +17,11 @@ from tui_agent.model.jsonreply import json_object
 from tui_agent.plan import prompts
 from tui_agent.plan.policy import gated
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.core.plan_schema import read_plan
+from tui_agent.core.plan_schema import Plan, read_plan
 from tui_agent.core.events import ClarifyAnswered, ClarifyAsked, Event, Notice, PlanDecided, PlanProposed
 
 if TYPE_CHECKING:
     from tui_agent.core.approval import Approver
-    from tui_agent.agent.engine import Engine
     from tui_agent.core.run_control import RunControl
     from tui_agent.config import Settings
     from tui_agent.model import Reply
@@ -39,7 +38,8 @@ class Planner:
     """Declared inputs: the settings (``plan``, ``max_format_errors``), the session ``state`` it
     reads, ``emit`` (its only way to change anything), the ``approver`` (None: approved unasked),
     the run ``control`` (human waits, Submit now), ``complete`` (a retried model call, purpose
-    plan) and ``auto`` (whether this run approves without asking)."""
+    plan), ``auto`` (whether this run approves without asking) and ``use_gates`` (takes the settings
+    with the plan's budget as the run's gates). The engine wires them (``Engine._planner``)."""
 
     def __init__(self, *, settings: Settings, state: SessionState, emit: Callable[[Event], None],
                  approver: Approver | None, control: RunControl,
@@ -48,16 +48,6 @@ class Planner:
         self.settings, self.state, self.emit = settings, state, emit
         self.approver, self.control, self.complete, self.auto = approver, control, complete, auto
         self.use_gates = use_gates  # takes the settings with the plan's budget as the run's gates
-
-    @classmethod
-    def of(cls, engine: Engine) -> Planner:
-        """The planner of ``engine``'s run (its settings, state, approver, clock and model)."""
-        def use_gates(settings: Settings) -> None:
-            engine.settings = settings
-
-        return cls(settings=engine.settings, state=engine.state, emit=engine.emit, approver=engine.runner.approver,
-                   control=engine.control, auto=lambda: engine.auto_approving, use_gates=use_gates,
-                   complete=lambda msgs, purpose: engine.calls.sub_complete(msgs, purpose=purpose, model=engine.model))
 
     @property
     def wanted(self) -> bool:
@@ -107,13 +97,13 @@ class Planner:
             questions = [" ".join(str(q).split()) for q in (raw if isinstance(raw, list) else []) if str(q).strip()]
             self.emit(ClarifyAsked(questions=questions[:MAX_QUESTIONS], raw=reply.text, **_usage(reply)))
         if not p.questions:
-            self.emit(ClarifyAnswered(answers=[]))
+            self.emit(ClarifyAnswered(answers=[], text=""))
             return
         answers: list[str] = []
         if self.approver is not None:
             got = await self.control.human(self.approver.decide(ClarifyRequest(list(p.questions))))  # type: ignore[arg-type]
             answers = self._answers(got)
-        self.emit(ClarifyAnswered(answers=answers))
+        self.emit(ClarifyAnswered(answers=answers, text=prompts.clarifications(p.questions, answers)))
 
     def _answers(self, got: Any) -> list[str]:
         from tui_agent.core.approval import SubmitNow
@@ -144,7 +134,7 @@ class Planner:
         proposal = self.state.plan.pending
         assert proposal is not None and proposal.plan is not None
         if self.approver is None or self.auto():
-            self.emit(PlanDecided(kind=PlanDecisionKind.APPROVED, plan=proposal.plan.to_dict(), auto=True))
+            self.emit(_approved(PlanDecisionKind.APPROVED, proposal.plan, auto=True))
             return
         request = PlanRequest(proposal.plan, proposal.attempt, step=self.state.step)
         got = await self.control.human(self.approver.decide(request))  # type: ignore[arg-type]
@@ -157,11 +147,18 @@ class Planner:
         match got.kind:
             case PlanDecisionKind.APPROVED | PlanDecisionKind.EDITED:
                 plan = got.plan or proposal.plan
-                self.emit(PlanDecided(kind=got.kind, plan=plan.to_dict(), auto=got.auto))
+                self.emit(_approved(got.kind, plan, auto=got.auto))
             case PlanDecisionKind.REPLAN:
                 self.emit(PlanDecided(kind=got.kind, feedback=got.feedback.strip() or "another plan, please"))
             case _:
                 self.emit(PlanDecided(kind=PlanDecisionKind.SKIPPED, feedback=got.feedback))
+
+
+def _approved(kind: PlanDecisionKind, plan: Plan, *, auto: bool) -> PlanDecided:
+    """The decision that puts ``plan`` in force, with the text the research model reads after the
+    question (written from the plan as the event stores it, as the fold reads it back)."""
+    stored = plan.to_dict()
+    return PlanDecided(kind=kind, plan=stored, auto=auto, plan_text=prompts.plan_block(Plan.from_dict(stored)))
 
 
 def _usage(reply: Reply) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, TextIO
 
 from tui_agent.kinds import PlanDecisionKind
-from tui_agent.plan.report import plan_lines
+from tui_agent.core.plan_report import plan_lines
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
 from tui_agent.core.plan_schema import Plan, parse_edited
 from tui_agent.safety.hygiene import for_terminal

@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tui_agent.core.state import canonical_call  # noqa: F401 - the fold's key, re-exported for the engine
 from tui_agent.kinds import Termination
 
 STOP_SEQUENCES = ["<tool_response>"]
@@ -67,10 +68,6 @@ def forced_message(latest_observation: str | None, reason: Termination) -> str:
         parts.append(latest_observation)
     parts.append(f"{FORCED_REASONS.get(reason, '')} {FORCED_INSTRUCTION}".strip())
     return "\n\n".join(parts)
-
-
-def canonical_call(name: str, arguments: Any) -> str:
-    return name + ":" + json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
 def edited_note(proposed: Any) -> str:

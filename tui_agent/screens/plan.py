@@ -48,7 +48,7 @@ PLAN_ACTIONS = table(
 
 
 def plan_text(plan: Plan) -> str:
-    from tui_agent.plan.report import plan_lines
+    from tui_agent.core.plan_report import plan_lines
 
     return "\n".join(plan_lines(plan))
 

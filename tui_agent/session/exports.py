@@ -16,7 +16,7 @@ from typing import Any, Iterable
 from tui_agent.safety.hygiene import redact, scrub, strip_controls
 from tui_agent.core.events import Event, Purpose
 from tui_agent.core.fold import SessionState, SourceState, fold, result
-from tui_agent.plan.report import plan_markdown
+from tui_agent.core.plan_report import plan_markdown
 
 OBSERVATION_EXCERPT_CHARS = 1500
 THOUGHT_EXCERPT_CHARS = 3000

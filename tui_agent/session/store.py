@@ -35,6 +35,7 @@ from tui_agent.safety.redaction import redactor
 from tui_agent.core.events import (
     Event, ModelCallStarted, Observation, RunEnded, RunStarted, Termination, event_from_dict,
 )
+from tui_agent.core.upgrades import upgrade
 from tui_agent.session.session_rows import (  # noqa: F401 - re-exported: the store's vocabulary
     MAX_CANDIDATES, RESUMABLE, SHORT_ID_CHARS, AmbiguousId, SessionRow, SessionStatus, new_session_id, short_id,
 )
@@ -355,7 +356,8 @@ class Store:
                 yield event_dict(session_id, seq, data)  # a broken event: a notice in its place
 
     def events(self, session_id: str) -> list[Event]:
-        return [event_from_dict(d) for d in self.event_dicts(session_id)]
+        """The session's events, those stored before a field existed upgraded (``core.upgrades``)."""
+        return [event_from_dict(d) for d in upgrade(self.event_dicts(session_id))]
 
     # -- regression sets ------------------------------------------------------------------------
     def eval_run(self, label: str) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """The plan pane: the approved (or proposed) plan's sub-questions, each with its status (open,
 answered with sources, needs review), or the clarifications; hidden when plan mode is off. It
-renders the folded session state (``state.plan``, ``plan.progress``) and nothing else."""
+renders the folded session state (``state.plan``, ``core.plan_progress``) and nothing else."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ STYLES = {PlanStatus.OPEN: ("○", "$text-muted"), PlanStatus.ANSWERED: ("✓", 
 
 def plan_content(session: Any) -> tuple[Content, str] | None:
     """The pane's text and title for ``session`` (None: nothing to show)."""
-    from tui_agent.plan.progress import of_state
+    from tui_agent.core.plan_progress import of_state
 
     p = session.plan
     if not p.active:
