@@ -1,17 +1,21 @@
 """The package's shape, read from its imports: which rooms may import what (docs/layout.md).
 
 Every ``import``/``from … import`` in tui_agent/ is read with ``ast``, at any depth (imports inside
-functions count: a lazy import is still a dependency)."""
+functions count: a lazy import is still a dependency). The package graph leaves out only what is
+imported under ``if TYPE_CHECKING:`` (annotations, never run)."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import tui_agent
 
 ROOT = Path(tui_agent.__file__).parent
 FRONT_END = ("tui_agent.app", "tui_agent.screens", "tui_agent.widgets")
+BELOW_CORE = ("kinds", "exit_codes", "safety", "settings", "config", "web", "model", "core")
+"""The ground floor (``core/``) and the packages it may import: nothing above ``model/``."""
 
 
 def _modules() -> dict[str, set[str]]:
@@ -42,9 +46,9 @@ def test_textual_is_imported_only_by_the_front_end():
     assert offenders == []
 
 
-def test_litellm_is_imported_only_by_the_model_adapter():
+def test_litellm_is_imported_only_by_its_lazy_accessor():
     offenders = sorted(m for m, imps in _modules().items()
-                       if any(_within(i, "litellm") for i in imps) and m != "tui_agent.model.llm")
+                       if any(_within(i, "litellm") for i in imps) and m != "tui_agent.model.litellm_lazy")
     assert offenders == []
 
 
@@ -61,3 +65,119 @@ def test_the_kinds_are_the_bottom_of_the_package():
 def test_no_module_sits_loose_beside_the_rooms_but_the_shared_few():
     loose = sorted(p.stem for p in ROOT.glob("*.py"))
     assert loose == ["__init__", "__main__", "config", "exit_codes", "kinds"]
+
+
+# --- the package graph (TYPE_CHECKING imports left out) ---------------------------------------
+
+def _type_checking(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _run_imports(tree: ast.AST) -> set[str]:
+    """The absolute module names a module imports when it runs (at any depth), with the names
+    imported from each (``from tui_agent import protocol`` imports ``tui_agent.protocol``)."""
+    out: set[str] = set()
+    for node in ast.iter_child_nodes(tree):
+        if _type_checking(node):
+            continue
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+        out |= _run_imports(node)
+    return out
+
+
+def _package(module: str) -> str | None:
+    """``tui_agent.agent.engine`` → ``agent``, ``tui_agent.config`` → ``config`` (None: not ours)."""
+    parts = module.split(".")
+    if parts[0] != "tui_agent" or len(parts) < 2 or not (
+            (ROOT / parts[1]).is_dir() or (ROOT / f"{parts[1]}.py").exists()):
+        return None
+    return parts[1]
+
+
+@functools.cache
+def _package_graph() -> dict[str, dict[str, set[str]]]:
+    """Package → the packages it imports → the modules that make the edge."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT.parent).with_suffix("")
+        name = ".".join(rel.parts).removesuffix(".__init__")
+        src = _package(name)
+        if src is None:
+            continue
+        edges = graph.setdefault(src, {})
+        for imported in _run_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            dst = _package(imported)
+            if dst is not None and dst != src:
+                edges.setdefault(dst, set()).add(name)
+    return graph
+
+
+def _cycles(graph: dict[str, dict[str, set[str]]]) -> list[set[str]]:
+    """The strongly connected components of more than one package."""
+    reach = {p: set(graph.get(p, {})) for p in graph}
+    changed = True
+    while changed:  # the transitive closure: a few dozen packages
+        changed = False
+        for p, seen in reach.items():
+            more = set().union(*(reach.get(q, set()) for q in seen)) - seen
+            if more:
+                seen |= more
+                changed = True
+    comps: list[set[str]] = []
+    for p in sorted(reach):
+        comp = {p} | {q for q in reach[p] if p in reach.get(q, set())}
+        if len(comp) > 1 and comp not in comps:
+            comps.append(comp)
+    return comps
+
+
+FRONT_END_PACKAGES = {r.removeprefix("tui_agent.") for r in FRONT_END}
+
+
+def test_the_engine_side_imports_nothing_of_the_front_end_or_the_command_line():
+    graph = _package_graph()
+    engine = set(graph) - FRONT_END_PACKAGES - {"cli", "__main__"}
+    offenders = sorted((p, q) for p in engine for q in graph[p] if q in FRONT_END_PACKAGES | {"cli", "__main__"})
+    assert offenders == []
+
+
+def test_the_package_graph_has_no_cycle_but_among_the_front_ends_own_packages():
+    """Counting lazy imports, every package of the engine side (all but app/screens/widgets) sits
+    in no circle. The circles left are among app, screens and widgets only: the RunHandle work
+    (issue 28, part 2) removes them; this test then asserts ``_cycles(...) == []``."""
+    assert all(c <= FRONT_END_PACKAGES for c in _cycles(_package_graph()))
+
+
+def test_core_imports_nothing_above_model():
+    offenders = sorted((q, sorted(mods)) for q, mods in _package_graph()["core"].items() if q not in BELOW_CORE)
+    assert offenders == []
+
+
+def test_session_imports_neither_plan_nor_context():
+    offenders = sorted((q, sorted(mods)) for q, mods in _package_graph()["session"].items() if q in ("plan", "context"))
+    assert offenders == []
+
+
+def test_the_engine_side_reaches_storage_only_through_the_sink_in_core():
+    """The runner and the tool runner take a ``core.sink.SessionLog``; they import nothing of session/."""
+    offenders = sorted(m for m in _package_graph()["agent"].get("session", set()))
+    assert offenders == []
+
+
+def test_a_package_cycle_is_found_when_there_is_one():
+    graph = {"a": {"b": {"tui_agent.a.x"}}, "b": {"c": {"tui_agent.b.y"}}, "c": {"a": {"tui_agent.c.z"}}, "d": {}}
+    assert _cycles(graph) == [{"a", "b", "c"}]
+    assert _cycles({"a": {"b": set()}, "b": {}}) == []
+
+
+def test_an_import_under_type_checking_is_not_an_edge_but_a_lazy_one_is():
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tui_agent.app import x\n"
+                     "def f():\n    from tui_agent import plan\n")
+    found = _run_imports(tree)
+    assert "tui_agent.plan" in found and not any(m.startswith("tui_agent.app") for m in found)
