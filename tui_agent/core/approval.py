@@ -1,7 +1,7 @@
 """Approval of tool calls: typed decisions, the request, and the seam front ends implement.
 
 The engine applies the run's policy itself (auto mode and always-allowed tools are session
-state, see ``session.fold.ApprovalPolicy``) and asks an :class:`Approver` only when a person must
+state, see ``core.state.ApprovalPolicy``) and asks an :class:`Approver` only when a person must
 decide: ``await approver.decide(request)`` returns one of :class:`Approve`, :class:`Reject` or
 :class:`SubmitNow`. Event-driven front ends answer by resolving ``request.future`` (toad's
 habit): :class:`FutureApprover`.

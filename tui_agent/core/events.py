@@ -1,6 +1,6 @@
 """Typed events: the contract between the engine, its front ends, the store and every view.
 
-A session is its events. The engine emits them in order; ``session.fold.apply`` folds each into
+A session is its events. The engine emits them in order; ``core.fold.apply`` folds each into
 the session's state (the engine advances only through it), the store appends them, and every
 view (the TUI, the session browser, the headless trace, the exports) is derived from the same
 fold. Every event carries the session id, a step number (one step = one model call and the tool

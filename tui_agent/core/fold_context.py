@@ -1,5 +1,5 @@
 """The fold's share for the context (see ``context.items``): the items each event adds and what
-``ContextEdited`` and ``ContextCompacted`` do to them. Called by ``session.fold.apply`` only."""
+``ContextEdited`` and ``ContextCompacted`` do to them. Called by ``core.fold.apply`` only."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ The assistant message that made the call is rewritten in place (tags: the call's
 block; native: its ``tool_calls[i].function.arguments``), so the next request, resume and fork all
 send the call that ran. The model is told a person changed it by the note the tool runner puts
 before the call's result (``protocol.prompt.edited_note``, from ``CallState.proposed``). Called by
-``session.fold.apply`` only.
+``core.fold.apply`` only.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The fold's share for the native tool-calling protocol (``protocol.native``): the assistant
 message keeps its structured ``tool_calls`` and each result is a ``role: "tool"`` message with the
 call's id, so resume, fork and replay send exactly what the live run sent. Called by
-``session.fold.apply`` only."""
+``core.fold.apply`` only."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What the fold keeps of plan mode (``SessionState.plan``): the proposals, the decisions, the
 approved plan and the clarifying questions with their answers. Changed only by
-``session.fold_plan``; imports nothing of the session package."""
+``core.fold_plan``; imports nothing of the session package."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session's state, as the one fold (``session.fold``) makes it from the event log.
+"""The session's state, as the one fold (``core.fold``) makes it from the event log.
 
 :class:`SessionState` holds the engine's working state (the exact message list, counters, the
 gates' inputs, seen calls, tool failures, this run's approval policy, what an interrupted step had

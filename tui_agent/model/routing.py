@@ -10,7 +10,7 @@ Router gives up on. Its fail-fast rule for an endpoint that is not there counts 
 apart (:class:`Routed`): a call fails fast only when every deployment of the group refused and
 none ever answered, never because one dead deployment sat beside healthy ones.
 
-The Router is imported through the adapter (``model.llm.litellm``), the one module that imports
+The Router is imported through ``model.litellm_lazy.litellm``, the one module that imports
 litellm. Each deployment gets a stable id (``model_info.id``, kept when the file gives one), so
 an answer or an error names the deployment it came from.
 """

@@ -256,7 +256,7 @@ def encode_head(text: str, min_tokens: int) -> tuple[list[int], int]:
 def truncate(text: str, max_tokens: int) -> str:
     """The first ``max_tokens`` tokens of ``text`` (the text itself when it has no more), exactly
     as decoding the first ``max_tokens`` ids of the whole text gives, though only a prefix of a
-    long text is encoded (:func:`encode_head`); no note (``context.budgets.fit`` adds one)."""
+    long text is encoded (:func:`encode_head`); no note (``core.budgets.fit`` adds one)."""
     if max_tokens <= 0:
         return ""
     if len(text) <= max_tokens and len(text.encode("utf-8", "surrogatepass")) <= max_tokens:

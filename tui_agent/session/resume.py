@@ -1,6 +1,6 @@
 """Continuing a stored session: resume, fork, and replay of recorded observations.
 
-All three read the session through the one fold (``session.fold``): the message list, the
+All three read the session through the one fold (``core.fold``): the message list, the
 counters, the sources and what an interrupted step had done already are the folded state, so a
 resumed run continues exactly where the stopped process was.
 """

@@ -75,7 +75,7 @@ class ToolContext:
     # the engine's model caller for sub-calls (extraction); returns an llm.Reply
     complete: Callable[..., Awaitable[Any]] | None = None
     call_id: str = ""
-    # the tokens this call's observation may hold (its budget, context.budgets); None: observation_max_tokens
+    # the tokens this call's observation may hold (its budget, core.budgets); None: observation_max_tokens
     observation_tokens: int | None = None
 
     @property
