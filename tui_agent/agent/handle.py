@@ -33,6 +33,7 @@ from tui_agent.kinds import ContextEditKind
 if TYPE_CHECKING:
     from tui_agent.agent.runner import Run
     from tui_agent.config import Settings
+    from tui_agent.model import Model
     from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
     from tui_agent.session.log import SessionLog
     from tui_agent.tools.base import ToolRegistry
@@ -130,7 +131,7 @@ class RunSpec:
     store: SessionLog | None = None
     tools: ToolRegistry | None = None
     clock: Callable[[], float] | None = None
-    llm: object | None = None  # a ``model.Model`` (tests: the in-memory ``ScriptedModel``)
+    llm: Model | None = None  # tests: the in-memory ``ScriptedModel``
 
 
 class RunHandle:

@@ -34,17 +34,18 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from tui_agent.agent import handle as run_handle
-from tui_agent.agent.handle import Pause, RunHandle
+from tui_agent.agent.handle import Pause
 from tui_agent.app import themes as theme_files
 from tui_agent.app.decisions import Decisions
 from tui_agent.app.bridge import (
-    STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
-    SettingsResumed, StartingNote, StreamText,
+    STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, RunFinished, SettingsResumed,
+    StartingNote, StreamText,
 )
 from tui_agent.app.flows import Flows
 from tui_agent.app.model_choice import ModelSetup
 from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
 from tui_agent.app.run_events import RunEvents
+from tui_agent.app.runs import Runs
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
@@ -116,13 +117,11 @@ class ResearchApp(App[int]):
         self.config_file: str | None = None  # the --config given, repeated in printed commands
         self.breakpoint = settings.breakpoint
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
-        self.bridge = EventBridge(self.post_message)
-        # The app's run, through its one handle (a second live run would be one more handle).
-        self.handle = RunHandle(self.bridge, fold.new_state(self.fixed_session_id, self.question or "",
-                                                            settings.model or ""),
-                                breakpoint_on=lambda: self.breakpoint, cli_auto=self.cli_auto,
-                                prepare=lambda settings: run_handle.warm_up(settings))
-        self.handle.follow(self.bridge)
+        # The app's runs, each through its handle: this app shows one (a second live run is one more handle).
+        self.runs = Runs(self.post_message)
+        self.handle = self.runs.open(fold.new_state(self.fixed_session_id, self.question or "", settings.model or ""),
+                                     breakpoint_on=lambda: self.breakpoint, cli_auto=self.cli_auto,
+                                     prepare=lambda settings: run_handle.warm_up(settings))
         # What the app does around the fold's status (never written into the session).
         self.handle.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
         self.decisions = Decisions(self, self._write_terminal, clock)  # the person's decisions, the bell
@@ -206,7 +205,7 @@ class ResearchApp(App[int]):
         return self.main
 
     def on_mount(self) -> None:
-        self.set_interval(STREAM_FLUSH_S, self.bridge.flush, name="stream-flush")
+        self.set_interval(STREAM_FLUSH_S, self.runs.flush, name="stream-flush")
         self.set_interval(CLOCK_TICK_S, self._tick, name="clock")
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
         if self.theme_errors:
@@ -270,7 +269,7 @@ class ResearchApp(App[int]):
 
     async def on_unmount(self) -> None:
         # Never leave the run going behind a closed app: it records its cancellation first.
-        await self.handle.stop()
+        await self.runs.stop()
 
     def _stopped_by(self, name: str) -> None:
         """SIGTERM or SIGHUP (the terminal closed): mark the session interrupted, stop, leave."""

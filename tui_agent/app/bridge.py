@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from textual.message import Message
 
-from tui_agent.agent.handle import Pause, Request, resolve  # noqa: F401 - resolve: kept importable here
+from tui_agent.agent.handle import Pause, Request, RunHandle, resolve  # noqa: F401 - resolve: kept importable here
 from tui_agent.core.events import Event, ModelDelta
 
 if TYPE_CHECKING:
@@ -24,7 +24,13 @@ if TYPE_CHECKING:
 STREAM_FLUSH_S = 0.05
 
 
-class EngineEvent(Message):
+class RunMessage(Message):
+    """A message from one run: ``origin`` is its handle (set by the bridge that posts it)."""
+
+    origin: RunHandle | None = None
+
+
+class EngineEvent(RunMessage):
     """One event of the run (anything but a stream delta)."""
 
     def __init__(self, event: Event) -> None:
@@ -32,7 +38,7 @@ class EngineEvent(Message):
         self.event = event
 
 
-class StreamText(Message):
+class StreamText(RunMessage):
     """Streamed text of one model call, batched."""
 
     def __init__(self, step: int, text: str, reasoning: bool) -> None:
@@ -42,7 +48,7 @@ class StreamText(Message):
         self.reasoning = reasoning
 
 
-class ApprovalAsked(Message):
+class ApprovalAsked(RunMessage):
     """The run waits for a decision on ``request`` (``RunHandle.decide``)."""
 
     def __init__(self, request: Request) -> None:
@@ -50,7 +56,7 @@ class ApprovalAsked(Message):
         self.request = request
 
 
-class BreakpointHit(Message):
+class BreakpointHit(RunMessage):
     """Paused before a model call: ``RunHandle.release`` the ``pause`` with edited messages or None."""
 
     def __init__(self, pause: Pause) -> None:
@@ -58,11 +64,11 @@ class BreakpointHit(Message):
         self.pause = pause
 
 
-class BreakpointReleased(Message):
+class BreakpointReleased(RunMessage):
     """The pause ended without the UI releasing it (Submit now, cancellation)."""
 
 
-class RunFinished(Message):
+class RunFinished(RunMessage):
     """The run's thread is done: ``result``, or ``error`` text if it crashed."""
 
     def __init__(self, result: dict[str, object] | None, error: str | None = None) -> None:
@@ -71,7 +77,7 @@ class RunFinished(Message):
         self.error = error
 
 
-class StartingNote(Message):
+class StartingNote(RunMessage):
     """What the header says while the run starts (None: nothing)."""
 
     def __init__(self, text: str | None) -> None:
@@ -79,7 +85,7 @@ class StartingNote(Message):
         self.text = text
 
 
-class SettingsResumed(Message):
+class SettingsResumed(RunMessage):
     """A resumed session's own settings."""
 
     def __init__(self, settings: Settings) -> None:
@@ -88,10 +94,12 @@ class SettingsResumed(Message):
 
 
 class EventBridge:
-    """A run's follower and sink (``agent.handle.RunSink``): posts messages via ``post``."""
+    """A run's follower and sink (``agent.handle.RunSink``): posts messages via ``post``, each
+    naming the run's handle (``origin``)."""
 
     def __init__(self, post: Callable[[Message], object]) -> None:
-        self.post = post
+        self._post = post
+        self.origin: RunHandle | None = None
         self._lock = threading.Lock()
         self._buf: list[str] = []
         self._key: tuple[int, bool] | None = None
@@ -109,6 +117,10 @@ class EventBridge:
                 with self._lock:
                     self._flush_locked()
                 self.post(EngineEvent(event))
+
+    def post(self, message: RunMessage) -> None:
+        message.origin = self.origin
+        self._post(message)
 
     def flush(self) -> None:
         with self._lock:
