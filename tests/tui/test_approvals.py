@@ -119,8 +119,8 @@ async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
     asked: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
-        notify = app.approver.notify
-        app.approver.notify = lambda req: (asked.append(req.call_id), notify(req))
+        notify = app.handle.approver.notify
+        app.handle.approver.notify = lambda req: (asked.append(req.call_id), notify(req))
         await pilot.press("A")
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "a"}, {"topic": "b"}, {"topic": "c"}]

@@ -158,5 +158,6 @@ def _constant(path: Path, name: str) -> ast.expr | None:
 
 
 def test_the_run_handle_is_below_the_front_end():
-    imports = _runtime_imports(ROOT / "agent" / "handle.py")
-    assert not any(_within(i, FRONT_END + ("textual",)) for i in imports)
+    for module in ("handle.py", "run_sink.py"):
+        imports = _runtime_imports(ROOT / "agent" / module)
+        assert not any(_within(i, FRONT_END + ("textual",)) for i in imports), module

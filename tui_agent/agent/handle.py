@@ -9,7 +9,8 @@ Submit now, edit the context and propose a summary; and it reads the run's folde
 The run goes on a thread of its own with its own asyncio loop (``thread``), so its model stream
 never holds up the front end's loop. What crosses back is handed to a ``RunSink`` (the front end's
 bridge posts it as messages, thread-safely); futures are resolved with ``resolve``, which is
-thread-safe too. No Textual here: the handle sits below the front end.
+thread-safe too. The vocabulary the two sides share is in ``run_sink.py``. No Textual here: the
+handle sits below the front end.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import asyncio
 import gc
 import json
 import threading
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import TYPE_CHECKING, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Callable
 
+from tui_agent.agent.run_sink import (  # noqa: F401 - the handle's vocabulary, importable from here
+    Decision, Follower, Messages, Pause, Phase, Request, RunSink, RunSpec, Waiting, resolve,
+)
 from tui_agent.core import fold as folding
-from tui_agent.core.approval import Approve, ApprovalRequest, DecisionT, FutureApprover, Reject, SubmitNow
+from tui_agent.core.approval import Approve, ApprovalRequest, FutureApprover, Reject, SubmitNow
 from tui_agent.core.events import Event, ModelCallStarted
 from tui_agent.core.fold import SessionState
 from tui_agent.core.live import Part
@@ -33,15 +35,7 @@ from tui_agent.kinds import ContextEditKind
 if TYPE_CHECKING:
     from tui_agent.agent.runner import Run
     from tui_agent.config import Settings
-    from tui_agent.model import Model
-    from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
     from tui_agent.session.log import SessionLog
-    from tui_agent.tools.base import ToolRegistry
-
-Request = Union["ApprovalRequest", "PlanRequest", "ClarifyRequest"]
-Decision = Union[DecisionT, "PlanDecision", "ClarifyAnswers"]
-Messages = list[dict[str, str]]
-Follower = Callable[[Event], None]
 
 LOADING = "loading model library…"
 # How long closing the front end waits for a cancelled run to record its cancellation (seconds).
@@ -50,65 +44,6 @@ ENGINE_POLL_S = 0.02
 # The cyclic garbage collector's thresholds once the engine's libraries are loaded (Python's
 # defaults are 700, 10, 10): objects freed by reference counting are unaffected.
 GC_THRESHOLDS = (20_000, 50, 100)
-
-
-class Phase(StrEnum):
-    """The front end's phases of a run, laid over the fold's ``Status`` (never stored in a session)."""
-
-    NONE = ""
-    STARTING = "starting"  # a model is looked for, or the engine loads, until the run has started
-    PAUSED = "paused"  # at a breakpoint: the prompt inspector waits
-    FAILED = "ended: error"  # the run could not start
-
-
-class Waiting(StrEnum):
-    """The kind of decision that waits for the person (``RunHandle.waiting_on``)."""
-
-    TOOL_CALL = "tool call"
-    PLAN = "plan"
-    CLARIFY = "clarifying questions"
-    BREAKPOINT = "breakpoint"
-
-
-@dataclass(eq=False)
-class Pause:
-    """The run paused before a model call: ``release`` it with the messages to send (None: as they are)."""
-
-    messages: Messages
-    started: ModelCallStarted
-    future: asyncio.Future[Messages | None]
-
-
-class RunSink(Protocol):
-    """What a run hands its front end, from the run's thread (the sink must be thread-safe)."""
-
-    def asked(self, request: Request) -> None: ...
-    def paused(self, pause: Pause) -> None: ...
-    def released(self) -> None: ...
-    def finished(self, result: dict[str, object] | None, error: str | None) -> None: ...
-    def note(self, text: str | None) -> None: ...
-    def settings_changed(self, settings: Settings) -> None: ...
-
-
-def resolve(future: asyncio.Future | None, value: object) -> bool:
-    """Set a future's result from any thread; False if there was nothing to resolve."""
-    if future is None or future.done():
-        return False
-    loop = future.get_loop()
-
-    def _set() -> None:
-        if not future.done():
-            future.set_result(value)
-
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    if running is loop:
-        _set()
-    else:
-        loop.call_soon_threadsafe(_set)
-    return True
 
 
 def warm_up(settings: Settings | None = None) -> None:
@@ -120,18 +55,6 @@ def warm_up(settings: Settings | None = None) -> None:
     llm.warm_up(settings)
     import tui_agent.tools  # noqa: F401
     import tui_agent.web.net  # noqa: F401
-
-
-@dataclass
-class RunSpec:
-    """What a run is started with besides its question and settings (all optional)."""
-
-    session_id: str | None = None
-    resume_id: str | None = None
-    store: SessionLog | None = None
-    tools: ToolRegistry | None = None
-    clock: Callable[[], float] | None = None
-    llm: Model | None = None  # tests: the in-memory ``ScriptedModel``
 
 
 class RunHandle:

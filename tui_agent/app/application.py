@@ -34,7 +34,6 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from tui_agent.agent import handle as run_handle
-from tui_agent.agent.handle import Pause
 from tui_agent.app import themes as theme_files
 from tui_agent.app.decisions import Decisions
 from tui_agent.app.bridge import (
@@ -57,7 +56,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.theme import Theme
 
-    from tui_agent.core.approval import FutureApprover
+    from tui_agent.agent.run_sink import Request
     from tui_agent.session.store import Store
     from tui_agent.tools.base import ToolRegistry
 
@@ -155,16 +154,8 @@ class ResearchApp(App[int]):
         self.handle.phase = phase
 
     @property
-    def approver(self) -> FutureApprover:
-        return self.handle.approver
-
-    @property
-    def pending(self) -> object | None:
+    def pending(self) -> Request | None:
         return self.handle.pending
-
-    @property
-    def paused(self) -> Pause | None:
-        return self.handle.paused
 
     # -- what outside text can reach: links and notifications ---------------------------------------
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
