@@ -81,7 +81,7 @@ class PlainTypedKeys:
     def __enter__(self) -> None:
         from dataclasses import replace
 
-        from tui_agent.app.actions import bindings
+        from tui_agent.widgets.actions import bindings
         from tui_agent.screens.main import MainScreen
         from tui_agent.screens.main_keys import MAIN_ACTIONS
 

@@ -54,7 +54,7 @@ def test_the_resume_command_printed_after_sigterm_names_the_data_dir_and_works_w
 def _left_app(tmp_path, store, **kw):
     state = fold.new_state("s-left", "q", "m")
     fold.apply(state, RunStarted(session_id="s-left", question="q", model="m", system_prompt="sys"))
-    return SimpleNamespace(session=state, store=store, interrupted_by="SIGTERM", research=None, **kw)
+    return SimpleNamespace(session=state, store=store, interrupted_by="SIGTERM", handle=SimpleNamespace(store_error=None), **kw)
 
 
 def test_the_tui_leaving_note_names_the_data_dir_and_config_of_the_session(tmp_path):

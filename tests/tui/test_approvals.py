@@ -103,7 +103,7 @@ async def test_reject_with_a_reason_reaches_the_model(chat_server, tmp_path):
         # Keys typed into the reason, not actions (y, b, s and p are keys that act at once elsewhere).
         await pilot.press(*"narrowerbysp")
         assert box.value == "narrowerbysp" and app.pending is not None
-        assert (app.main.header.auto, app.breakpoint) == (auto, breakpoint) and app.auto_on() == auto
+        assert (app.main.header.auto, app.breakpoint) == (auto, breakpoint) and app.handle.auto_on() == auto
         box.value = "search something narrower"
         await pilot.press("enter")
         await wait_ended(pilot, app)
@@ -119,8 +119,8 @@ async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
     asked: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
-        notify = app.approver.notify
-        app.approver.notify = lambda req: (asked.append(req.call_id), notify(req))
+        notify = app.handle.approver.notify
+        app.handle.approver.notify = lambda req: (asked.append(req.call_id), notify(req))
         await pilot.press("A")
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "a"}, {"topic": "b"}, {"topic": "c"}]
@@ -139,7 +139,7 @@ async def test_auto_mode_asks_nothing_for_that_run_only(chat_server, tmp_path):
         assert [c.label for c in app.session.calls.values()] == ["auto", "auto"]
         assert app.session.approval.auto  # the run's own policy, as folded from its events
         # The run is over: auto mode does not carry over to the next run.
-        assert not app.auto_on() and not app.main.header.auto
+        assert not app.handle.auto_on() and not app.main.header.auto
 
 
 async def test_auto_mode_switched_on_while_a_request_is_on_its_way_approves_it(chat_server, tmp_path):
@@ -161,7 +161,7 @@ async def test_auto_mode_switched_on_while_a_request_is_on_its_way_approves_it(c
             blocked.set()
             release.wait(30)
 
-        app.control._engine_loop.call_soon_threadsafe(hold)
+        app.handle._engine_loop.call_soon_threadsafe(hold)
         await wait_until(pilot, blocked.is_set, what="the engine's loop held")
         await pilot.press("y")
         assert app.pending is None and app.main.header.auto

@@ -11,7 +11,6 @@ from tests.tui.conftest import (
     SESSION_ID, inspector_open, make_app, user_contents, wait_ended, wait_pending, wait_until,
 )
 from tui_agent.app.application import ResearchApp
-from tui_agent.app.controller import approve
 from tui_agent.screens.context_view import ContextViewScreen
 from tui_agent.screens.inspector import InspectorScreen
 from tui_agent.screens.question import QuestionScreen
@@ -82,7 +81,7 @@ async def test_x_opens_the_context_view_with_totals_the_gate_and_a_row_per_item_
         assert "┃" in bar.splitlines()[1]  # the gate's mark on the bar
         assert "live" in str(app.screen.query_one("#context-title").render())
 
-        app.decisions.decide(approve(app.pending.arguments))  # the run goes on while the view stays open
+        app.handle.approve()  # the run goes on while the view stays open
         await wait_until(pilot, lambda: "obs:c1" in table_rows(app) and "call:c2" in table_rows(app),
                          what="the view to follow the run")
         obs = table_rows(app)["obs:c1"]

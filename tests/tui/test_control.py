@@ -360,11 +360,11 @@ async def test_m_works_while_a_call_is_retried_and_the_dialog_takes_an_api_key(c
 async def test_the_header_says_what_start_up_waits_for(chat_server, tmp_path, monkeypatch):
     import threading
 
-    import tui_agent.app.controller as controller  # the run's worker imports the engine there
+    import tui_agent.agent.handle as run_handle  # the run's thread imports the engine there
 
     loaded = threading.Event()
-    real = controller.warm_up
-    monkeypatch.setattr(controller, "warm_up", lambda *settings: (loaded.wait(30), real(*settings)))
+    real = run_handle.warm_up
+    monkeypatch.setattr(run_handle, "warm_up", lambda *settings: (loaded.wait(30), real(*settings)))
     chat_server.script(call("lookup", topic="a"), ANSWER)
     app, tool = make_app(chat_server, tmp_path, auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -132,7 +132,7 @@ async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto
                       tools=ToolRegistry([tool]), store=store)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, call_n=3)  # asked again: auto mode stayed with the first run
-        assert not app.auto_on() and not app.main.header.auto
+        assert not app.handle.auto_on() and not app.main.header.auto
         assert app.session.step_numbers == [1, 2, 3]
         assert [r[0] for r in call_rows(app)] == ["1", "2", "3"]
         for _ in range(3):
@@ -197,7 +197,7 @@ async def test_a_new_question_after_auto_mode_asks_again(tmp_path, chat_server):
         await pilot.press(*"Second question?")
         await pilot.press("enter")
         await wait_pending(pilot, app, call_n=1)  # a new session asks again
-        assert app.session.question == "Second question?" and not app.auto_on()
+        assert app.session.question == "Second question?" and not app.handle.auto_on()
         await pilot.press("a")
         await wait_ended(pilot, app)
 

@@ -50,7 +50,7 @@ async def test_a_key_is_answered_while_the_engine_loop_is_busy(chat_server, tmp_
         await wait_until(pilot, lambda: app.session.ended is None and len(app.session.steps.get(1).live_answer
                                                                         if 1 in app.session.steps else "") > 100,
                          what="the answer arriving")
-        loop = app.control._engine_loop
+        loop = app.handle._engine_loop
         assert loop is not None
         blocked, released = threading.Event(), threading.Event()
 
@@ -66,7 +66,7 @@ async def test_a_key_is_answered_while_the_engine_loop_is_busy(chat_server, tmp_
         await wait_until(pilot, lambda: app.main.header.auto != before or released.is_set(), what="the key")
         assert app.main.header.auto != before and not released.is_set()
         await wait_until(pilot, released.is_set, what="the engine's loop free again")
-        await wait_until(pilot, lambda: app.auto_on() != before, what="the engine taking the key")
+        await wait_until(pilot, lambda: app.handle.auto_on() != before, what="the engine taking the key")
         assert app.main.header.auto != before  # the engine's own state agrees with what the key showed
         await wait_ended(pilot, app)
         # Nothing of the streamed reply was lost on the way between the two loops.

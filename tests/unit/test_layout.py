@@ -147,11 +147,9 @@ def test_the_engine_side_imports_nothing_of_the_front_end_or_the_command_line():
     assert offenders == []
 
 
-def test_the_package_graph_has_no_cycle_but_among_the_front_ends_own_packages():
-    """Counting lazy imports, every package of the engine side (all but app/screens/widgets) sits
-    in no circle. The circles left are among app, screens and widgets only: the RunHandle work
-    (issue 28, part 2) removes them; this test then asserts ``_cycles(...) == []``."""
-    assert all(c <= FRONT_END_PACKAGES for c in _cycles(_package_graph()))
+def test_the_package_graph_has_no_cycle():
+    """Counting lazy imports (only ``if TYPE_CHECKING:`` ones left out), no package sits in a circle."""
+    assert _cycles(_package_graph()) == []
 
 
 def test_core_imports_nothing_above_model():
@@ -181,3 +179,87 @@ def test_an_import_under_type_checking_is_not_an_edge_but_a_lazy_one_is():
                      "def f():\n    from tui_agent import plan\n")
     found = _run_imports(tree)
     assert "tui_agent.plan" in found and not any(m.startswith("tui_agent.app") for m in found)
+def _runtime_imports(path: Path) -> set[str]:
+    """The modules ``path`` imports when it runs, lazily too (``if TYPE_CHECKING:`` blocks left out)."""
+    return _run_imports(ast.parse(path.read_text(encoding="utf-8")))
+
+
+def _front_end_files() -> dict[str, Path]:
+    out = {}
+    for room in ("app", "screens", "widgets"):
+        for path in (ROOT / room).rglob("*.py"):
+            out[".".join(path.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__")] = path
+    return out
+
+
+FRONT_END_ORDER = ("tui_agent.widgets", "tui_agent.screens", "tui_agent.app")  # each imports only those before it
+
+
+def test_the_front_end_imports_only_downward_app_then_screens_then_widgets():
+    upward = []
+    for name, path in sorted(_front_end_files().items()):
+        rank = next(i for i, room in enumerate(FRONT_END_ORDER) if _within(name, room))
+        for imported in _runtime_imports(path):
+            for i, room in enumerate(FRONT_END_ORDER):
+                if i > rank and _within(imported, room):
+                    upward.append(f"{name} -> {imported}")
+    assert upward == []
+
+
+def test_no_module_of_the_front_end_imports_itself_round_a_circle():
+    files = _front_end_files()
+    graph = {name: {i for i in _runtime_imports(path) if i in files and i != name} for name, path in files.items()}
+    state: dict[str, int] = {}
+    circles: list[str] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                circles.append(" -> ".join(trail[trail.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, trail + [nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert circles == []
+
+
+def _event_class_names() -> set[str]:
+    from tui_agent.core.event_base import Event
+    from tui_agent.core import events
+
+    return {name for name, value in vars(events).items() if isinstance(value, type) and issubclass(value, Event)
+            and value is not Event}
+
+
+def test_no_isinstance_tuple_of_event_classes_decides_a_redraw_in_the_front_end():
+    """What an event redraws is the EFFECTS table's (widgets/effects.py), not ``isinstance(e, (A, B, …))``."""
+    events = _event_class_names()
+    offenders = []
+    for name, path in sorted(_front_end_files().items()):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
+                    and len(node.args) == 2):
+                classes = node.args[1]
+                if isinstance(classes, ast.Name):  # a tuple kept in a constant: isinstance(e, SHOWN)
+                    classes = _constant(path, classes.id) or classes
+                if isinstance(classes, ast.Tuple) and any(isinstance(c, ast.Name) and c.id in events
+                                                          for c in classes.elts):
+                    offenders.append(f"{name}:{node.lineno}")
+    assert offenders == []
+
+
+def _constant(path: Path, name: str) -> ast.expr | None:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node.value
+    return None
+
+
+def test_the_run_handle_is_below_the_front_end():
+    for module in ("handle.py", "run_sink.py"):
+        imports = _runtime_imports(ROOT / "agent" / module)
+        assert not any(_within(i, FRONT_END + ("textual",)) for i in imports), module

@@ -1,13 +1,15 @@
 """The Textual app: one research run at a time, watched and steered live.
 
-Design (harlequin's rule): the engine runs in a Textual thread worker, on an asyncio loop of its
-own (``RunController.engine``), and never touches a widget. Its events reach the UI only as
-messages posted to the app (``bridge.EventBridge``: stream deltas batched every ``STREAM_FLUSH_S``); approvals arrive as
-``ApprovalAsked`` carrying the request whose future the UI resolves; the breakpoint hook posts
-``BreakpointHit`` with a future the prompt inspector resolves.
+Design (harlequin's rule): the app holds its run through a ``RunHandle`` (``self.handle``,
+``agent/handle.py``): the run goes in a Textual thread worker, on an asyncio loop of its own
+(``RunHandle.thread``), and never touches a widget. Its events reach the UI only as messages posted
+to the app (``bridge.EventBridge``, the handle's follower and sink: stream deltas batched every
+``STREAM_FLUSH_S``); approvals arrive as ``ApprovalAsked`` with the request the handle decides;
+the breakpoint posts ``BreakpointHit`` with the pause the handle releases.
 
-The app keeps the session as the one fold makes it (``session.fold``): every event it receives is
-folded into ``self.session`` and the main screen renders that state. A resumed or forked session
+The handle keeps the session as the one fold makes it (``core.fold``): every event the app receives
+is folded into ``handle.state`` and published on the main screen's region bus
+(``widgets.effects``): each view redraws what the event changes. A resumed or forked session
 is its stored events folded first, so it shows exactly what the screen showed before it stopped.
 
 Nothing on the way to the first frame imports litellm (its import takes seconds): the engine
@@ -24,30 +26,39 @@ import signal
 import sys
 import threading
 from functools import partial
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from tui_agent.agent import handle as run_handle
 from tui_agent.app import themes as theme_files
 from tui_agent.app.decisions import Decisions
 from tui_agent.app.bridge import (
-    STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, EventBridge, RunFinished,
-    StreamText,
+    STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, RunFinished, SettingsResumed,
+    StartingNote, StreamText,
 )
 from tui_agent.app.flows import Flows
 from tui_agent.app.model_choice import ModelSetup
 from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
-from tui_agent.app.controller import RunController
 from tui_agent.app.run_events import RunEvents
+from tui_agent.app.runs import Runs
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
 from tui_agent.core import fold
 from tui_agent.core.fold import SessionState
 from tui_agent.widgets.token_gauge import GaugeFigures, gauge_figures
+
+if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+    from textual.theme import Theme
+
+    from tui_agent.agent.run_sink import Request
+    from tui_agent.session.store import Store
+    from tui_agent.tools.base import ToolRegistry
 
 # How often the elapsed time on the gauge is refreshed (seconds).
 CLOCK_TICK_S = 1.0
@@ -63,7 +74,7 @@ def _end_now(code: int, note: str) -> None:
 
 
 class ResearchApp(App[int]):
-    """The app: its run's control is ``self.control`` (``RunController``), finding or changing the
+    """The app: its run is held through ``self.handle`` (``RunHandle``), finding or changing the
     model is ``self.models`` (``ModelSetup``), the flows around runs are ``self.flows``."""
 
     CSS_PATH = "app.tcss"
@@ -79,10 +90,9 @@ class ResearchApp(App[int]):
         question: str | None = None,
         *,
         resume: str | None = None,
-        tools: Any = None,
+        tools: ToolRegistry | None = None,
         session_id: str | None = None,
-        store: Any = None,
-        run_kwargs: dict[str, Any] | None = None,
+        store: Store | None = None,
         elapsed: Callable[[], float] | None = None,
         clock: Callable[[], float] | None = None,
         detect: Callable[[], tuple[str | None, str | None]] | None = None,
@@ -99,7 +109,6 @@ class ResearchApp(App[int]):
         # The first session's id is known (and shown) from the first frame on.
         self.fixed_session_id = resume or session_id or new_session_id()
         self.store = store
-        self.run_kwargs = dict(run_kwargs or {})
         self.elapsed_reader = elapsed
         self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
         self.detect = detect
@@ -107,17 +116,20 @@ class ResearchApp(App[int]):
         self.config_file: str | None = None  # the --config given, repeated in printed commands
         self.breakpoint = settings.breakpoint
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
-        self.bridge = EventBridge(self.post_message)
-        self.session: SessionState = fold.new_state(self.fixed_session_id, self.question or "", settings.model or "")
+        # The app's runs, each through its handle: this app shows one (a second live run is one more handle).
+        self.runs = Runs(self.post_message)
+        self.handle = self.runs.open(fold.new_state(self.fixed_session_id, self.question or "", settings.model or ""),
+                                     breakpoint_on=lambda: self.breakpoint, cli_auto=self.cli_auto,
+                                     prepare=lambda settings: run_handle.warm_up(settings))
         # What the app does around the fold's status (never written into the session).
-        self.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
-        self.control = RunController(self.post_message, lambda: self.breakpoint)
+        self.handle.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
         self.decisions = Decisions(self, self._write_terminal, clock)  # the person's decisions, the bell
+        self.handle.on_decided(self.decisions.decided)
         self.flows = Flows(self)
         self.models = ModelSetup(self, self.flows)
         self.events = RunEvents(self)
         self.starting_note: str | None = None
-        self.last_result: dict[str, Any] | None = None
+        self.last_result: dict[str, object] | None = None
         self.verifying = False  # a citation check runs
         self._store_opened = store is not None
         self._theme_ready = False
@@ -128,26 +140,22 @@ class ResearchApp(App[int]):
         self.theme_errors: list[str] = []
         self.theme_errors = theme_files.install(self, self.settings.theme, theme_dirs)
 
-    # -- the run's state, as the screens read it (held by ``self.control``) ---------------------------
+    # -- the run's state, read through its handle -------------------------------------------------------
     @property
-    def research(self) -> Any:
-        return self.control.research
+    def session(self) -> SessionState:
+        return self.handle.state
 
     @property
-    def approver(self) -> Any:
-        return self.control.approver
+    def phase(self) -> Phase:
+        return self.handle.phase
+
+    @phase.setter
+    def phase(self, phase: Phase) -> None:
+        self.handle.phase = phase
 
     @property
-    def pending(self) -> Any:
-        return self.control.pending
-
-    @pending.setter
-    def pending(self, request: Any) -> None:
-        self.control.pending = request
-
-    @property
-    def paused(self) -> BreakpointHit | None:
-        return self.control.paused
+    def pending(self) -> Request | None:
+        return self.handle.pending
 
     # -- what outside text can reach: links and notifications ---------------------------------------
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
@@ -160,7 +168,7 @@ class ResearchApp(App[int]):
         else:
             self.notify(f"Not opened: only http(s) links open ({url[:200]})", severity="warning")
 
-    def notify(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None,
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None,
                markup: bool = False) -> None:
         """Textual's notification, with its text never read as markup: notices quote servers, pages
         and models, whose ``[link=…]`` or ``[@click=…]`` must stay text."""
@@ -173,21 +181,22 @@ class ResearchApp(App[int]):
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(theme_files.APP_VARIABLES)
 
-    def _on_theme_changed(self, theme: Any) -> None:
+    def _on_theme_changed(self, theme: Theme) -> None:
         if self._theme_ready:
             self.settings.theme = theme_files.remember(self.settings.theme, theme, self.notify)
 
     # -- start-up ------------------------------------------------------------------------------------
     def get_default_screen(self) -> Screen:
         shown = self.question or ("resuming session " + self.resume if self.resume else None)
-        self.main = MainScreen(shown, self.settings.model or "", self.fixed_session_id or "", auto=self.cli_auto,
+        self.main = MainScreen(self.handle, shown, self.settings.model or "", self.fixed_session_id or "", auto=self.cli_auto,
                                breakpoint=self.breakpoint, gauge=self._figures(),
                                lean_compositor=self.settings.lean_compositor,
                                **({"clock": self.clock} if self.clock is not None else {}))
+        self.events.subscribe()  # the gauge and the keys follow the run's events too
         return self.main
 
     def on_mount(self) -> None:
-        self.set_interval(STREAM_FLUSH_S, self.bridge.flush, name="stream-flush")
+        self.set_interval(STREAM_FLUSH_S, self.runs.flush, name="stream-flush")
         self.set_interval(CLOCK_TICK_S, self._tick, name="clock")
         self.theme_changed_signal.subscribe(self, self._on_theme_changed)
         if self.theme_errors:
@@ -239,27 +248,24 @@ class ResearchApp(App[int]):
         """A new session for ``question``, or the stored session ``resume_id`` continued."""
         self.flows.start_run(question, settings, resume_id=resume_id)
 
-    def use_settings(self, settings: Settings) -> None:
-        """A resumed session's own settings (posted: called from the engine's thread)."""
-        self.call_later(setattr, self, "settings", settings)
+    def on_settings_resumed(self, message: SettingsResumed) -> None:
+        """A resumed session's own settings."""
+        self.settings = message.settings
 
-    def note(self, text: str | None) -> None:
-        """What the header says while a run starts (posted: called from the engine's thread)."""
-        def show() -> None:
-            self.starting_note = text
-            if self.main is not None and self.main.is_mounted:
-                self.main.update_header()
-
-        self.call_later(show)
+    def on_starting_note(self, message: StartingNote) -> None:
+        """What the header says while a run starts."""
+        self.starting_note = message.text
+        if self.main is not None and self.main.is_mounted:
+            self.main.update_header()
 
     async def on_unmount(self) -> None:
-        # Never leave the engine running behind a closed app: it records its cancellation first.
-        await self.control.stop_engine()
+        # Never leave the run going behind a closed app: it records its cancellation first.
+        await self.runs.stop()
 
     def _stopped_by(self, name: str) -> None:
         """SIGTERM or SIGHUP (the terminal closed): mark the session interrupted, stop, leave."""
         self.interrupted_by = name
-        self.control.interrupt(name, self.store, self.session.session_id)
+        self.handle.interrupt(name, self.store)
         code = SIGNAL_EXIT_BASE + getattr(signal, name)
         self.exit(code, return_code=code)
         # Textual's close writes to the terminal; with the terminal gone it has been seen to hang
@@ -271,7 +277,7 @@ class ResearchApp(App[int]):
         watchdog.daemon = True
         watchdog.start()
 
-    def open_store(self, settings: Settings) -> Any:
+    def open_store(self, settings: Settings) -> Store | None:
         if self._store_opened:
             return self.store
         self._store_opened = True
@@ -286,20 +292,15 @@ class ResearchApp(App[int]):
 
     # -- what the header and the footer show ------------------------------------------------------
     def status_label(self) -> str:
-        waiting = self.control.waiting_on()
+        waiting = self.handle.waiting_on()
         return status_label(self.phase, self.session, waiting=waiting[1] if waiting else None, note=self.starting_note)
 
-    def auto_on(self) -> bool:
-        return self.control.auto_on(self.session, self.cli_auto)
-
     def run_active(self) -> bool:
-        """A run is starting (the app's phase) or under way (the fold's status)."""
-        if self.phase is Phase.FAILED:
-            return False
-        return self.phase is Phase.STARTING or self.session.active
+        """A run is starting (the handle's phase) or under way (the fold's status)."""
+        return self.handle.active
 
     def retrying(self) -> bool:
-        return self.control.retrying and self.run_active()
+        return self.handle.retrying and self.handle.active
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         commands = getattr(screen, "commands", None)
@@ -310,16 +311,15 @@ class ResearchApp(App[int]):
     # -- messages from the engine -------------------------------------------------------------------
     def on_engine_event(self, message: EngineEvent) -> None:
         e = message.event
-        fold.apply(self.session, e)
+        self.handle.apply(e)
         try:
             self.events.show(e)
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
     def on_stream_text(self, message: StreamText) -> None:
-        self.control.retrying = False
         before = self.session.status
-        pieces = fold.stream(self.session, message.step, message.text, message.reasoning)
+        pieces = self.handle.stream(message.step, message.text, message.reasoning)
         try:
             self.main.on_stream(message.step, pieces)
             if self.session.status != before:
@@ -332,14 +332,14 @@ class ResearchApp(App[int]):
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:
-            self.phase = Phase.FAILED
+            self.handle.failed()
             self.main.header.state = str(Phase.FAILED)
             self.notify(message.error, title="The run could not start", severity="error", timeout=15)
         self.refresh_bindings()
 
     # -- decisions and control (called by the main screen's actions) --------------------------------
     def on_breakpoint_hit(self, message: BreakpointHit) -> None:
-        self.flows.paused(message)
+        self.flows.paused(message.pause)
 
     def on_breakpoint_released(self, message: BreakpointReleased) -> None:
         self.flows.close_paused_inspector()
@@ -371,7 +371,7 @@ class ResearchApp(App[int]):
     def _read_elapsed(self) -> float:
         if self.elapsed_reader is not None:
             return self.elapsed_reader()
-        return self.control.read_elapsed(self.run_active())
+        return self.handle.read_elapsed()
 
     def _tick(self) -> None:
         if self.run_active():

@@ -1,20 +1,22 @@
 """The app's flows around runs: starting one, asking the question, new runs, the session browser's resume and
 fork, the citation check, the breakpoint's inspector, and quitting. Held by the app
-(``app.flows``); what it needs from the app is ``host.AppHost``, the run's state is ``app.control``."""
+(``app.flows``); what it needs from the app is ``host.AppHost``, the run is ``app.handle``."""
 
 from __future__ import annotations
 
 import asyncio
 from functools import partial
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Callable
 
-from tui_agent.app.phases import Phase
+from tui_agent.agent.handle import RunSpec
 from tui_agent.core import fold
 
 if TYPE_CHECKING:
-    from tui_agent.app.bridge import BreakpointHit
+    from tui_agent.agent.handle import Pause
     from tui_agent.app.host import AppHost
+    from tui_agent.screens.inspector import InspectorResult
+    from tui_agent.session.store import Store
     from tui_agent.config import Settings
     from tui_agent.core.fold import SessionState
 
@@ -41,24 +43,22 @@ class Flows:
             resume_id = session_id = session.session_id  # a unique prefix was enough
         else:
             session = fold.new_state(session_id, question, settings.model or "")
-        app.phase = Phase.STARTING
-        app.session = session
+        app.handle.reset(session)  # the handle's phase: starting
         app.question = question or session.question or None
         app.last_result = None
-        app.control.reset(session.elapsed_s)
         app.main.reset(session)
         app.refresh_gauge()
         app.refresh_bindings()
-        kwargs = {"session_id": session_id, **app.run_kwargs}
-        if app.tools is not None:
-            kwargs["tools"] = app.tools
-        if app.clock is not None:
-            kwargs["clock"] = app.clock  # one injected clock for the panes and the engine's durations
         store = app.open_store(settings)  # here, on the app's thread: the store is the app's too
-        # The engine's own thread and loop: its stream never holds up the keys or the screen.
-        engine = app.control.engine(question, settings, resume_id, run_kwargs=kwargs, listener=app.bridge,
-                                    open_store=lambda _settings: store, note=app.note, use_settings=app.use_settings)
-        app.run_worker(engine, name="engine", group="run", exclusive=True, exit_on_error=False, thread=True)
+        # one injected clock for the panes and the engine's durations
+        prepare_resume = None
+        if resume_id:
+            from tui_agent.session.resume import prepare_resume
+        spec = RunSpec(session_id=session_id, resume_id=resume_id, store=store, tools=app.tools, clock=app.clock,
+                       prepare_resume=prepare_resume)
+        # The run's own thread and loop: its stream never holds up the keys or the screen.
+        run = app.handle.thread(question, settings, spec)
+        app.run_worker(run, name="engine", group="run", exclusive=True, exit_on_error=False, thread=True)
 
     def _load_session(self, session_id: str) -> SessionState | None:
         app = self.app
@@ -87,7 +87,7 @@ class Flows:
         app.question = question
         app.start_run(question, app.settings)
 
-    def new_question(self, change_model: Any) -> None:
+    def new_question(self, change_model: Callable[[], None]) -> None:
         app = self.app
         if app.run_active():
             return
@@ -146,7 +146,7 @@ class Flows:
         app.run_worker(self._verify(store, app.session.session_id), name="verify", group="verify",
                        exit_on_error=False)
 
-    async def _verify(self, store: Any, session_id: str) -> None:
+    async def _verify(self, store: Store, session_id: str) -> None:
         from tui_agent.app.phases import warm_up
         from tui_agent.core import fold
         from tui_agent.core.events import Verdict
@@ -172,21 +172,22 @@ class Flows:
                        severity="warning" if v.needs_review else "information", timeout=10)
 
     # -- breakpoints: the prompt inspector -----------------------------------------------------------
-    def paused(self, hit: BreakpointHit) -> None:
+    def paused(self, pause: Pause) -> None:
         from tui_agent.screens.inspector import InspectorScreen
 
         app = self.app
-        app.control.paused = hit
+        app.handle.paused = pause
         app.main.update_header()
         if isinstance(app.screen, InspectorScreen):
             app.pop_screen()
-        s = hit.started
-        screen = InspectorScreen.of_call(s, paused=True, messages=hit.messages, step=s.step or (app.session.step + 1))
-        app.push_screen(screen, partial(self._inspector_done, hit))
+        s = pause.started
+        screen = InspectorScreen.of_call(s, paused=True, messages=pause.messages, step=s.step or (app.session.step + 1),
+                                         handle=app.handle, regions=app.main.regions)
+        app.push_screen(screen, partial(self._inspector_done, pause))
         app.refresh_bindings()
 
-    def _inspector_done(self, hit: BreakpointHit, result: Any) -> None:
-        if result is None or not self.app.control.release(hit, result.messages, step=result.mode == "step"):
+    def _inspector_done(self, pause: Pause, result: InspectorResult | None) -> None:
+        if result is None or not self.app.handle.release(pause, result.messages, step=result.mode == "step"):
             return
         self.app.main.update_header()
         self.app.refresh_bindings()
@@ -195,7 +196,7 @@ class Flows:
         from tui_agent.screens.inspector import InspectorScreen
 
         app = self.app
-        app.control.paused = None
+        app.handle.paused = None
         for screen in list(app.screen_stack):
             if isinstance(screen, InspectorScreen) and screen.paused and screen is app.screen:
                 app.pop_screen()
@@ -205,9 +206,7 @@ class Flows:
     # -- stopping and quitting ----------------------------------------------------------------------
     async def stop_run(self) -> None:
         """Cancel the engine and wait (a little) for its worker to record the cancellation."""
-        app = self.app
-        app.control.pending = None
-        await app.control.stop_engine()  # timed out: we go on anyway
+        await self.app.handle.stop()  # timed out: we go on anyway
 
     async def quit_asking(self) -> None:
         app = self.app

@@ -34,7 +34,7 @@ def leaving_note(app: ResearchApp, config_file: str | None = None) -> str:
         how = f"ended: {s.ended.termination}"
     else:
         how = f"interrupted by {app.interrupted_by}" if app.interrupted_by else "not finished (cancelled)"
-    store_error = getattr(app.research, "store_error", None)
+    store_error = app.handle.store_error
     if app.store is None or store_error:
         why = store_error or "sessions were not being saved"
         return f"tui-agent: session {sid} · {how}\n  not saved ({why}): it cannot be resumed or shown later\n"

@@ -5,13 +5,14 @@ and changing the model (and API key) between runs or while a call is retried. He
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tui_agent.app.phases import Phase
 
 if TYPE_CHECKING:
     from tui_agent.app.flows import Flows
     from tui_agent.app.host import AppHost
+    from tui_agent.screens.setup import ModelChoice
 
 
 class ModelSetup:
@@ -45,14 +46,14 @@ class ModelSetup:
         app.push_screen(SetupScreen(str(config_path()), app.settings.searxng_url, app.settings.allow_private_urls),
                         self._setup_done)
 
-    def _setup_done(self, choice: Any) -> None:
+    def _setup_done(self, choice: ModelChoice | None) -> None:
         if choice is None:
             self.app.notify("No model: the app stays idle. Press m to pick one.", severity="warning")
             return
         self.apply(choice)
         self.app.next_setup_step()
 
-    def apply(self, choice: Any) -> None:
+    def apply(self, choice: ModelChoice) -> None:
         """Use the chosen model (and API key) for this app's runs; save it only on request."""
         app = self.app
         app.settings = dataclasses.replace(app.settings, model=choice.model, api_base=choice.api_base,
@@ -99,7 +100,7 @@ class ModelSetup:
             note = "The new model is used from your first question on; you type it next."
         app.push_screen(ModelScreen(app.settings.model or "", app.settings.api_base, note), self._changed)
 
-    async def _changed(self, choice: Any) -> None:
+    async def _changed(self, choice: ModelChoice | None) -> None:
         if choice is None:
             return
         app = self.app

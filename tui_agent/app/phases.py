@@ -1,11 +1,10 @@
-"""What the app does around a run that the session's fold does not hold, and the imports a run
-needs (done in a thread after the first frame). No Textual here: the app and its flows import it."""
+"""What the header says about a run: the handle's phase laid over the fold's status. No Textual here."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from tui_agent.agent.handle import Phase, Waiting, warm_up  # noqa: F401 - warm_up: the app's imports read it here
 from tui_agent.core.state import Status
 
 if TYPE_CHECKING:
@@ -13,32 +12,12 @@ if TYPE_CHECKING:
     from tui_agent.core.fold import SessionState
 
 
-class Phase(StrEnum):
-    """The app's own phases, laid over the fold's ``Status`` (they are never stored in a session)."""
-
-    NONE = ""
-    STARTING = "starting"  # a model is looked for, or the engine loads, until the run has started
-    PAUSED = "paused"  # at a breakpoint: the prompt inspector waits
-    FAILED = "ended: error"  # the run could not start
-
-
-def warm_up(settings: Settings | None = None) -> None:
-    """Imports the engine needs, done in a thread after the first frame (litellm takes seconds;
-    not imported when ``settings`` need none of it: :func:`tui_agent.model.llm.litellm_needed`)."""
-    from tui_agent.model import llm
-    from tui_agent.agent import runner  # noqa: F401
-
-    llm.warm_up(settings)
-    import tui_agent.tools  # noqa: F401
-    import tui_agent.web.net  # noqa: F401
-
-
-# What the header says while a decision of each kind (``RunController.waiting_on``) waits for the user.
+# What the header says while a decision of each kind (``RunHandle.waiting_on``) waits for the user.
 WAITING_LABELS = {
-    "tool call": str(Status.AWAITING),
-    "plan": "awaiting plan approval",
-    "clarifying questions": "awaiting your answers",
-    "breakpoint": str(Phase.PAUSED),
+    Waiting.TOOL_CALL: str(Status.AWAITING),
+    Waiting.PLAN: "awaiting plan approval",
+    Waiting.CLARIFY: "awaiting your answers",
+    Waiting.BREAKPOINT: str(Phase.PAUSED),
 }
 
 

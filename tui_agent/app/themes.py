@@ -21,10 +21,13 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 DEFAULT_THEME = "tui-dark"
 # Used when no theme file can be read at all (a broken install): a Textual built-in.
@@ -144,7 +147,7 @@ def load_themes(dirs: list[Path] | None = None) -> LoadedThemes:
     return out
 
 
-def install(app: Any, wanted: str | None, dirs: list[Path] | None = None) -> list[str]:
+def install(app: App[object], wanted: str | None, dirs: list[Path] | None = None) -> list[str]:
     """Register every theme with ``app`` and switch to ``wanted`` (or the default); returns the
     problems to show (one per bad file, and a missing or unusable choice)."""
     loaded = load_themes(dirs)
@@ -165,7 +168,7 @@ def install(app: Any, wanted: str | None, dirs: list[Path] | None = None) -> lis
     return errors
 
 
-def remember(current: str, theme: Any, notify: Any) -> str:
+def remember(current: str, theme: Theme, notify: Callable[..., None]) -> str:
     """The user picked ``theme`` (command palette): save it for the next start; the theme's name."""
     name = getattr(theme, "name", None)
     if not name or name == current:

@@ -4,7 +4,7 @@ the main screen's table, the inspector and the help screen import it without imp
 
 from __future__ import annotations
 
-from tui_agent.app.actions import UiAction, table
+from tui_agent.widgets.actions import UiAction, table
 
 OPEN_CONTEXT = UiAction(
     "context_view", "x", "Context", "Context view",

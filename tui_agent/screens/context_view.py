@@ -3,36 +3,40 @@
 Per-category totals first, a bar of the window with the token gate marked, then one row per item
 of the prompt (``context.view.context_rows`` on the app's folded state) with its tokens, its share
 of the window and its marks (pinned, dropped, summarised, cut by a policy). It follows the run
-live: the main screen's ``state_changed`` signal (published after the app folded an event) marks
-it stale and it rebuilds from the fold's state shortly after; nothing polls and no thread touches it.
+live: it subscribes to the ``CONTEXT`` region on the main screen's region bus (published after the
+app folded an event), which marks it stale, and it rebuilds from the fold's state shortly after;
+nothing polls and no thread touches it.
 
-Its actions (``screens/context_keys.py``) act on the selected row through the live engine
-(``Engine.edit_context``, ``Engine.propose_summary``): each edit is a ``ContextEdited`` event, so
-the store, resume, fork, the inspector, ``sessions show`` and the exports see it. Without a live
-engine (the run ended, or a loaded session) the view is read-only and says so: an edit only means
+Its actions (``screens/context_keys.py``) act on the selected row through the run's handle
+(``RunHandle.edit_context``, ``RunHandle.propose_summary``): each edit is a ``ContextEdited`` event,
+so the store, resume, fork, the inspector, ``sessions show`` and the exports see it. Without a live
+run (the run ended, or a loaded session) the view is read-only and says so: an edit only means
 something to a run that sends the context, and a resumed run is that run (resume, then edit).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TextArea
 
-from tui_agent.app.actions import bindings, palette_commands
+from tui_agent.widgets.actions import bindings, palette_commands
 from tui_agent.context.view import ContextRow, ContextView, context_rows, refusal
 from tui_agent.kinds import ContextEditKind, ContextItemKind
 from tui_agent.model.tokens import TokenCounter
 from tui_agent.screens.context_keys import CONTEXT_ACTIONS
 from tui_agent.widgets.context_bar import ContextBar
+from tui_agent.widgets.effects import Region
 
 if TYPE_CHECKING:
+    from tui_agent.agent.handle import RunHandle
     from tui_agent.core.fold import SessionState
+    from tui_agent.widgets.effects import RegionBus
 
 REBUILD_DELAY_S = 0.1
 """Events that arrive together (a step's end) are shown in one rebuild this long after the first."""
@@ -78,10 +82,14 @@ class ContextViewScreen(Screen[None]):
     #context-text { height: 1fr; border: none; }
     """
 
-    def __init__(self, stored: SessionState | None = None) -> None:
-        """The app's live session, or ``stored`` (a session opened in the browser: read-only)."""
+    def __init__(self, stored: SessionState | None = None, *, handle: RunHandle | None = None,
+                 regions: RegionBus | None = None) -> None:
+        """The run of ``handle``, followed on ``regions``; or ``stored`` (a session opened in the browser:
+        read-only)."""
         super().__init__(id="context-view")
         self.stored = stored
+        self.handle = handle if stored is None else None
+        self.regions = regions
         self.view: ContextView | None = None
         self.rows: dict[str, ContextRow] = {}
         self.selected: str | None = None
@@ -107,24 +115,20 @@ class ContextViewScreen(Screen[None]):
         table.add_column("tokens", key="tokens", width=8)
         table.add_column("share", key="share", width=6)
         table.add_column("marks", key="marks")
-        main = getattr(self.app, "main", None)
-        if self.stored is None and main is not None and getattr(main, "state_changed", None) is not None:
-            main.state_changed.subscribe(self, self._changed)
+        if self.handle is not None and self.regions is not None:
+            self.regions.subscribe({Region.CONTEXT}, self._changed, node=self)
         self.rebuild()
         self.loaded = True
 
+    def on_unmount(self) -> None:
+        if self.regions is not None:
+            self.regions.unsubscribe(self)
+
     # -- the state ----------------------------------------------------------------------------
     @property
-    def engine(self) -> Any:
-        """The live engine, or None (no run, not started yet, or ended)."""
-        app: Any = self.app
-        if self.stored is not None:
-            return None
-        run = app.research
-        engine = getattr(run, "engine", None) if run is not None else None
-        if engine is None or app.session.ended is not None or not app.run_active():
-            return None
-        return engine
+    def live(self) -> RunHandle | None:
+        """The run's handle while its context can be edited (a run under way), else None."""
+        return self.handle if self.handle is not None and self.handle.context_live else None
 
     def _changed(self, _event: object = None) -> None:
         if not self._stale:
@@ -134,11 +138,12 @@ class ContextViewScreen(Screen[None]):
     def rebuild(self) -> None:
         """Derive the view from the app's folded state and show it (keeps the selected row)."""
         self._stale = False
-        app: Any = self.app
-        session = self.stored if self.stored is not None else app.session
-        self.view = view = context_rows(session, app.settings, self._counter)
+        session = self.stored if self.stored is not None else self.handle.state if self.handle is not None else None
+        if session is None:
+            return
+        self.view = view = context_rows(session, self.app.settings, self._counter)  # type: ignore[attr-defined]
         self.rows = {r.target: r for r in view.rows}
-        live = self.engine is not None
+        live = self.live is not None
         title = Content.assemble(("Context", "bold"), " · what the next model call holds · ",
                                  ("live: d drop · p pin · s summarise · r restore", "$success") if live
                                  else (READ_ONLY if self.stored is None else STORED, "$warning"))
@@ -189,7 +194,7 @@ class ContextViewScreen(Screen[None]):
     def row(self) -> ContextRow | None:
         return self.rows.get(self.selected or "")
 
-    def commands(self) -> Iterable[Any]:
+    def commands(self) -> Iterable[SystemCommand]:
         return palette_commands(self, self.ACTIONS.values())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -198,23 +203,23 @@ class ContextViewScreen(Screen[None]):
         return True
 
     # -- edits --------------------------------------------------------------------------------
-    def _can(self, kind: ContextEditKind) -> Any:
-        """The live engine when ``kind`` may be done to the selected row; else says why and None."""
+    def _can(self, kind: ContextEditKind) -> RunHandle | None:
+        """The run's handle when ``kind`` may be done to the selected row; else says why and None."""
         if self.summarising is not None or self.proposing is not None:
             self.notify("A summary is being written: ctrl+s applies it, Esc cancels it.", severity="warning")
             return None
         problem = refusal(self.row, kind)
-        engine = self.engine
-        if problem is None and engine is None:
+        handle = self.live
+        if problem is None and handle is None:
             problem = "The context is " + READ_ONLY
         if problem is not None:
             self.notify(problem, title=f"Cannot {kind}", severity="warning")
             return None
-        return engine
+        return handle
 
-    def _edit(self, engine: Any, kind: ContextEditKind, target: str, text: str | None = None) -> bool:
+    def _edit(self, run: RunHandle, kind: ContextEditKind, target: str, text: str | None = None) -> bool:
         try:
-            engine.edit_context(kind, target, text)
+            run.edit_context(kind, target, text)
         except ValueError as exc:
             self.notify(str(exc), title=f"Cannot {kind}", severity="error")
             return False
@@ -222,37 +227,37 @@ class ContextViewScreen(Screen[None]):
         return True
 
     def action_drop(self) -> None:
-        engine, row = self._can(ContextEditKind.DROP), self.row
-        if engine is not None and row is not None and self._edit(engine, ContextEditKind.DROP, row.target):
+        run, row = self._can(ContextEditKind.DROP), self.row
+        if run is not None and row is not None and self._edit(run, ContextEditKind.DROP, row.target):
             self.notify(f"Dropped {row.label}: {row.tokens:,} tokens leave the next prompt (r restores it).")
 
     def action_pin(self) -> None:
         row = self.row
         kind = ContextEditKind.UNPIN if row is not None and row.pinned else ContextEditKind.PIN
-        engine = self._can(kind)
-        if engine is not None and row is not None and self._edit(engine, kind, row.target):
+        run = self._can(kind)
+        if run is not None and row is not None and self._edit(run, kind, row.target):
             self.notify(f"Pinned {row.label}: no policy will cut or summarise it." if kind == ContextEditKind.PIN
                         else f"Unpinned {row.label}.")
 
     def action_restore(self) -> None:
-        engine, row = self._can(ContextEditKind.RESTORE), self.row
-        if engine is not None and row is not None and self._edit(engine, ContextEditKind.RESTORE, row.target):
+        run, row = self._can(ContextEditKind.RESTORE), self.row
+        if run is not None and row is not None and self._edit(run, ContextEditKind.RESTORE, row.target):
             self.notify(f"Restored {row.label}: {row.original_tokens:,} tokens, as it was said.")
 
     def action_summarise(self) -> None:
-        engine, row = self._can(ContextEditKind.SUMMARISE), self.row
-        if engine is None or row is None:
+        run, row = self._can(ContextEditKind.SUMMARISE), self.row
+        if run is None or row is None:
             return
         self.proposing = row.target
         self.query_one("#context-item-title", Static).update(Content.assemble(
             ("Asking the model for a summary", "bold $accent"), f" of {row.label}… (Esc cancels)"))
-        self.run_worker(self._propose(engine, row), group="context-summary", exclusive=True, exit_on_error=False)
+        self.run_worker(self._propose(run, row), group="context-summary", exclusive=True, exit_on_error=False)
         self.refresh_bindings()
 
-    async def _propose(self, engine: Any, row: ContextRow) -> None:
-        """An async worker on the app's loop: it may touch the widgets; the model call runs on the engine's loop."""
+    async def _propose(self, run: RunHandle, row: ContextRow) -> None:
+        """An async worker on the app's loop: it may touch the widgets; the model call runs on the run's loop."""
         try:
-            text = await engine.propose_summary(row.target)
+            text = await run.propose_summary(row.target)
         except Exception as exc:  # noqa: BLE001 - a model error or a vanished item: said, nothing changes
             if self.proposing == row.target:
                 self.proposing = None
@@ -280,11 +285,11 @@ class ContextViewScreen(Screen[None]):
         if not text:
             self.notify("An empty summary cannot replace the item: write one, or Esc cancels.", severity="warning")
             return
-        engine = self.engine
-        if engine is None:
+        run = self.live
+        if run is None:
             self.notify("The run ended before the summary was applied; the context is unchanged.",
                         severity="warning")
-        elif self._edit(engine, ContextEditKind.SUMMARISE, target, text):
+        elif self._edit(run, ContextEditKind.SUMMARISE, target, text):
             row = self.rows.get(target)
             self.notify(f"Summarised {row.label if row else target} (r restores the original).")
         self._end_summary()

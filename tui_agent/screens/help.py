@@ -13,7 +13,7 @@ from textual.widgets import Markdown
 def help_text(tool_policies: Mapping[str, str] | None = None) -> str:
     """The help page, made from the screens' action tables (the same ones behind their keys) and
     the tool policies in force."""
-    from tui_agent.app.actions import help_rows
+    from tui_agent.widgets.actions import help_rows
     from tui_agent.screens.context_keys import CONTEXT_ACTIONS
     from tui_agent.screens.main_keys import MAIN_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,8 +16,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static, TextArea
 
-from tui_agent.app.actions import bindings, button
+from tui_agent.widgets.actions import bindings, button
 from tui_agent.screens.context_keys import OPEN_CONTEXT
+
+if TYPE_CHECKING:
+    from tui_agent.agent.handle import RunHandle
+    from tui_agent.widgets.effects import RegionBus
 
 # An edited message is counted again once typing stops this long (seconds): not at every key.
 RECOUNT_DEBOUNCE_S = 0.2
@@ -85,17 +89,22 @@ class InspectorScreen(Screen[InspectorResult | None]):
 
     @classmethod
     def of_call(cls, call: Any, *, paused: bool, messages: list[dict[str, str]] | None = None,
-                step: int | None = None) -> "InspectorScreen":
+                step: int | None = None, handle: RunHandle | None = None,
+                regions: RegionBus | None = None) -> "InspectorScreen":
         """The inspector of one model call: a ``ModelCallStarted`` (at a breakpoint) or the fold's
-        ``PromptView`` of the last call; ``messages`` when they differ from the call's own."""
+        ``PromptView`` of the last call; ``messages`` when they differ from the call's own. ``handle``
+        is the call's run (Submit now, its context), followed on ``regions``."""
         return cls(call.messages if messages is None else messages, call.message_tokens, total=call.prompt_tokens,
                    threshold=call.threshold, window=call.context_window, step=step or call.step, paused=paused,
-                   purpose=getattr(call, "purpose", "research"), tools=call.tools, tool_choice=call.tool_choice)
+                   purpose=getattr(call, "purpose", "research"), tools=call.tools, tool_choice=call.tool_choice,
+                   handle=handle, regions=regions)
 
     def __init__(self, messages: list[dict[str, str]], tokens: list[int], *, total: int, threshold: int,
                  window: int, step: int, paused: bool, purpose: str = "research", tools: list[dict] | None = None,
-                 tool_choice: str | None = None) -> None:
+                 tool_choice: str | None = None, handle: RunHandle | None = None,
+                 regions: RegionBus | None = None) -> None:
         super().__init__(id="inspector")
+        self.handle, self.regions = handle, regions
         self.messages = [dict(m) for m in messages]
         self.sent = [dict(m) for m in messages]  # what the paused call was given: edits apply to these
         self.tokens = list(tokens) + [0] * (len(messages) - len(tokens))
@@ -262,15 +271,16 @@ class InspectorScreen(Screen[InspectorResult | None]):
     def action_context_view(self) -> None:
         from tui_agent.screens.context_view import ContextViewScreen
 
-        self.app.push_screen(ContextViewScreen(), lambda _: self._context_closed())
+        self.app.push_screen(ContextViewScreen(handle=self.handle, regions=self.regions),
+                             lambda _: self._context_closed())
 
     def _context_closed(self) -> None:
-        if not self.paused:
+        if not self.paused or self.handle is None:
             return
         from tui_agent.model.tokens import TokenCounter
         from tui_agent.core import fold
 
-        messages = fold.prompt(self.app.session)  # type: ignore[attr-defined]
+        messages = fold.prompt(self.handle.state)
         if [m.get("content") for m in messages] == [m.get("content") for m in self.messages]:
             return
         total, tokens = TokenCounter().messages(messages)
@@ -294,6 +304,6 @@ class InspectorScreen(Screen[InspectorResult | None]):
                                      else "off: only n pauses again"))
 
     def action_submit_now(self) -> None:
-        session = self.app.session  # type: ignore[attr-defined]
-        if session.active and self.app.research is not None:  # type: ignore[attr-defined]
-            self.app.decisions.submit_now()  # type: ignore[attr-defined]
+        handle = self.handle
+        if handle is not None and handle.state.active and handle.submit_now():
+            self.notify("Submit now: the model answers from the evidence so far.", title="Submit now")

@@ -1,9 +1,9 @@
 """The main screen: header, question, gauge, Thought / Action / Observation / Answer panes and
-the list of calls. It shows the app's folded session state (``session.fold.SessionState``)
-through its ``TraceView`` (``screens/trace_view.py``), never talks to the engine, and its actions
-come from one table (``screens/main_keys.py``). The actions change the UI and hand decisions to
-the app (``ResearchApp.decide``, ``submit_now``, ``app.flows``, ``app.models``), which resolves
-the futures the engine awaits; they never call into a running engine themselves.
+the list of calls. It shows its run's folded state (``handle.state``) through its ``TraceView``
+(``screens/trace_view.py``); its actions come from one table (``screens/main_keys.py``). It reaches
+its run only through the run's handle (``agent.handle.RunHandle``: decide, auto, Submit now); the
+app's flows (``app.flows``, ``app.models``) start runs and screens. After each event the app
+publishes it on ``self.regions`` (``widgets.effects``): each view redraws the regions it changes.
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.signal import Signal
 from textual.widgets import ContentSwitcher, Footer, Input, TextArea
 
-from tui_agent.app.actions import bindings, button, palette_commands
+from tui_agent.agent.handle import Request, RunHandle
+from tui_agent.widgets.actions import bindings, button, palette_commands
+from tui_agent.widgets.effects import Region, RegionBus
 from tui_agent.screens.main_approvals import ApprovalInput
 from tui_agent.screens.main_keys import MAIN_ACTIONS, available
 from tui_agent.screens.trace_text import NO_CALL, shown
 from tui_agent.screens.trace_view import TraceView
-from tui_agent.core.events import (
-    AnswerEvent, ClarifyAnswered, Event, PlanDecided, PlanProposed, RunEnded, RunStarted,
-)
+from tui_agent.core.events import Event
 from tui_agent.core.fold import SessionState, new_state
 from tui_agent.core.live import Part
 from tui_agent.widgets.compositor import LeanCompositor
@@ -41,9 +40,9 @@ if TYPE_CHECKING:
     from tui_agent.widgets.approval_bar import ActionPane, ArgumentEditor
     from tui_agent.widgets.step_list import StepList
 
-# The events after which the plan pane shows the session again.
-# the events after which the plan pane shows something new (sub-question statuses follow the answer)
-PLAN_SHOWN = (PlanProposed, PlanDecided, ClarifyAnswered, AnswerEvent, RunStarted, RunEnded)
+# The regions the trace panes draw (``TraceView.show_event``).
+TRACE_REGIONS = frozenset({Region.QUESTION, Region.THOUGHT, Region.ACTION, Region.OBSERVATION, Region.ANSWER,
+                           Region.CALLS})
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
@@ -52,7 +51,7 @@ class MainScreen(Screen):
     AUTO_FOCUS = None
     BINDINGS = bindings(MAIN_ACTIONS.values())
 
-    def __init__(self, question: str | None = None, model: str = "", session_id: str = "", *,
+    def __init__(self, handle: RunHandle, question: str | None = None, model: str = "", session_id: str = "", *,
                  auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None,
                  clock: Callable[[], float] = time.monotonic, lean_compositor: bool = True) -> None:
         super().__init__(id="main")
@@ -63,11 +62,15 @@ class MainScreen(Screen):
         self._question = question
         self._model = model
         self._session_id = session_id
+        self.handle = handle  # the run shown: the screen's only way to it
         self.view = TraceView(self, new_state(session_id, question or "", model), clock)
         self.approvals = ApprovalInput(self)  # what the approval keys do with the call that waits
         self.ready = asyncio.Event()
-        # Published after the app folded an event (or loaded a session): views of the state follow it.
-        self.state_changed: Signal[Event | None] = Signal(self, "state-changed")
+        # Published after the app folded an event (None: a session shown anew): each view follows its regions.
+        self.regions = RegionBus()
+        self.regions.subscribe({Region.HEADER}, self._header_changed)
+        self.regions.subscribe(TRACE_REGIONS, self.view.show_event)
+        self.regions.subscribe({Region.PLAN}, lambda _e: self._show_plan())
         self.first_frame_at: float | None = None
 
     # -- layout -----------------------------------------------------------------------------
@@ -116,7 +119,7 @@ class MainScreen(Screen):
         await self.query_one("#right").mount(PlanPane(id="plan"), ActionPane(approval, id="action"),
                                              StepList(id="steps"))
         self.query_one(PlanPane).show(self.session)
-        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.app.run_active()))  # type: ignore[attr-defined]
+        await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.handle.active))
         await self.mount(Footer(compact=True))
         for pane, title in (("#observation", "Observation"), ("#answer", "Answer"), ("#action", "Action"),
                             ("#steps", "Calls")):
@@ -159,11 +162,11 @@ class MainScreen(Screen):
         # Before a run, the model it will use (configured, found or chosen), not "—".
         h.model = self.session.model or app.settings.model or h.model  # type: ignore[attr-defined]
         h.session_id = self.session.session_id or h.session_id
-        h.auto = app.auto_on()  # type: ignore[attr-defined]
+        h.auto = self.handle.auto_on()
         h.breakpoint = app.breakpoint  # type: ignore[attr-defined]
         h.waited = app.decisions.waited()  # type: ignore[attr-defined]
         if (b := self.query_one_optional("#submit_now")) is not None:
-            b.disabled = not self.app.run_active()  # type: ignore[attr-defined]
+            b.disabled = not self.handle.active
 
     def update_waiting(self) -> None:
         """The clock's tick: how long the decision has waited (and the bell when it is time). The
@@ -189,14 +192,15 @@ class MainScreen(Screen):
 
     def reset(self, session: SessionState) -> None:
         self.view.reset(session)
-        self._show_plan()
-        self.state_changed.publish(None)
+        self.regions.publish(None)
 
     def show_event(self, e: Event) -> None:
-        self.view.show_event(e)
-        if isinstance(e, PLAN_SHOWN):
-            self._show_plan()
-        self.state_changed.publish(e)
+        """The app folded ``e``: every view of a region it changes redraws."""
+        self.regions.publish(e)
+
+    def _header_changed(self, e: Event | None) -> None:
+        if e is not None and self.ready.is_set():
+            self.update_header()
 
     def _show_plan(self) -> None:
         if (pane := self.query_one_optional("#plan")) is not None:
@@ -205,7 +209,7 @@ class MainScreen(Screen):
     def on_stream(self, step: int, pieces: list[tuple[Part, str]]) -> None:
         self.view.on_stream(step, pieces)
 
-    def show_pending(self, request: Any) -> None:
+    def show_pending(self, request: Request) -> None:
         self.view.show_pending(request)  # its title says when the call is outside the approved plan
 
     def clear_pending(self) -> None:
@@ -226,10 +230,11 @@ class MainScreen(Screen):
         mode = self.action.mode()
         if mode in ("edit", "reject"):
             return mode
-        return "pending" if self.app.pending is not None else "none"
+        return "pending" if self.handle.pending is not None else "none"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return available(action, self._mode(), self.app, self.session, self._typing())
+        return available(action, self._mode(), self.handle, self.session,
+                         verifying=getattr(self.app, "verifying", False), typing=self._typing())
 
     def commands(self) -> Iterable[Any]:
         return palette_commands(self, self.ACTIONS.values())
@@ -270,11 +275,17 @@ class MainScreen(Screen):
 
     # -- control ---------------------------------------------------------------------------------
     def action_toggle_auto(self) -> None:
-        self.app.decisions.toggle_auto()
+        """Auto mode on/off for this run only (the next run, a resume or a fork asks again)."""
+        on = not self.handle.auto_on()
+        if not self.handle.set_auto(on):
+            self.notify("Auto mode holds for a running session only; a new run asks again unless started with "
+                        "--yes.", severity="warning")
+            return
+        self.header.auto = on
 
     def action_submit_now(self) -> None:
-        if self.check_action("submit_now", ()):
-            self.app.decisions.submit_now()
+        if self.check_action("submit_now", ()) and self.handle.submit_now():
+            self.notify("Submit now: the model answers from the evidence so far.", title="Submit now")
 
     def action_toggle_breakpoint(self) -> None:
         self.app.breakpoint = not self.app.breakpoint
@@ -293,12 +304,12 @@ class MainScreen(Screen):
             return
         from tui_agent.screens.inspector import InspectorScreen
 
-        self.app.push_screen(InspectorScreen.of_call(prompt, paused=False))
+        self.app.push_screen(InspectorScreen.of_call(prompt, paused=False, handle=self.handle, regions=self.regions))
 
     def action_context_view(self) -> None:
         from tui_agent.screens.context_view import ContextViewScreen
 
-        self.app.push_screen(ContextViewScreen())
+        self.app.push_screen(ContextViewScreen(handle=self.handle, regions=self.regions))
 
     def action_step_prev(self) -> None:
         if self._typing():
@@ -315,7 +326,7 @@ class MainScreen(Screen):
 
     # -- the answer --------------------------------------------------------------------------------
     def action_copy_answer(self) -> None:
-        from tui_agent.app.files import copy_answer
+        from tui_agent.screens.files import copy_answer
 
         copy_answer(self, self.session)
 
@@ -323,7 +334,7 @@ class MainScreen(Screen):
         self.app.flows.verify_answer()
 
     def action_save_answer(self) -> None:
-        from tui_agent.app.files import save_answer
+        from tui_agent.screens.files import save_answer
 
         save_answer(self, self.session)
 

@@ -1,15 +1,14 @@
-"""What the main screen's approval keys do with the call that waits (``app.control.pending``):
+"""What the main screen's approval keys do with the call that waits (``handle.pending``):
 approve, always, edit the arguments (checked against the tool's schema), reject with a reason,
-or step back out of the editor. The decision goes to ``app.decisions``; held by the main screen
-(``screen.approvals``), whose actions table binds the keys."""
+or step back out of the editor. The decision goes to the run's handle (``RunHandle.decide``);
+held by the main screen (``screen.approvals``), whose actions table binds the keys."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tui_agent.app.controller import approve
-
 if TYPE_CHECKING:
+    from tui_agent.agent.handle import Request
     from tui_agent.screens.main import MainScreen
 
 
@@ -18,15 +17,11 @@ class ApprovalInput:
         self.screen = screen
 
     @property
-    def pending(self):
-        return self.screen.app.control.pending  # type: ignore[attr-defined]
-
-    def decide(self, decision: object) -> None:
-        self.screen.app.decisions.decide(decision)  # type: ignore[attr-defined]
+    def pending(self) -> Request | None:
+        return self.screen.handle.pending
 
     def approve(self, *, always: bool = False) -> None:
-        if self.pending is not None:
-            self.decide(approve(self.pending.arguments, always=always))
+        self.screen.handle.approve(always=always)
 
     async def edit(self) -> None:
         req, screen = self.pending, self.screen
@@ -46,7 +41,7 @@ class ApprovalInput:
             screen.app.bell()
             screen.editor.validate()
             return
-        self.decide(approve(args, edited=args != req.arguments))
+        self.screen.handle.approve(args, edited=args != req.arguments)
 
     async def reject(self) -> None:
         screen = self.screen
@@ -60,9 +55,7 @@ class ApprovalInput:
         screen.refresh_bindings()
 
     def rejected(self, reason: str) -> None:
-        from tui_agent.core.approval import Reject
-
-        self.decide(Reject(reason.strip() or "rejected by the user"))
+        self.screen.handle.reject(reason)
 
     def cancel_input(self, mode: str) -> None:
         screen = self.screen

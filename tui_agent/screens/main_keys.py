@@ -5,12 +5,13 @@ main screen's actions both import it without importing each other."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tui_agent.app.actions import UiAction, table
+from tui_agent.widgets.actions import UiAction, table
 from tui_agent.screens.context_keys import OPEN_CONTEXT
 
 if TYPE_CHECKING:
+    from tui_agent.agent.handle import RunHandle
     from tui_agent.core.fold import SessionState
 
 MAIN_ACTIONS = table(
@@ -73,9 +74,11 @@ MAIN_ACTIONS = {name: replace(a, priority=True) if name in TYPED else a for name
 APPROVAL_ACTIONS = ("approve", "edit", "reject", "always")
 
 
-def available(action: str, mode: str, app: Any, session: SessionState, typing: bool = False) -> bool:
+def available(action: str, mode: str, handle: RunHandle, session: SessionState, *, verifying: bool = False,
+              typing: bool = False) -> bool:
     """Whether the main screen's ``action`` applies now (footer, palette, buttons). ``mode`` is the
-    action pane's: pending, edit, reject or none; ``typing``: a text field has focus."""
+    action pane's: pending, edit, reject or none; ``handle`` the run shown; ``verifying``: a citation
+    check runs; ``typing``: a text field has focus."""
     if typing and action in TYPED:
         return False
     if action in APPROVAL_ACTIONS:
@@ -85,19 +88,19 @@ def available(action: str, mode: str, app: Any, session: SessionState, typing: b
     if action == "cancel_input":
         return mode in ("edit", "reject")
     if action == "submit_now":
-        return app.run_active() and app.research is not None and app.research.engine is not None
+        return handle.can_submit
     if action in ("step_prev", "step_next"):
         return bool(session.step_numbers)
     if action in ("copy_answer", "save_answer"):
         return session.answer is not None
     if action == "change_model":
-        return not app.run_active() or app.retrying()
+        return not handle.active or handle.retrying
     if action == "new_question":
-        return not app.run_active()
+        return not handle.active
     if action == "toggle_auto":
-        return app.run_active()  # auto mode belongs to a run
+        return handle.active  # auto mode belongs to a run
     if action == "verify":
-        return session.answer is not None and not app.run_active() and not app.verifying
+        return session.answer is not None and not handle.active and not verifying
     if action == "inspect":
         return session.last_prompt is not None
     if action == OPEN_CONTEXT.name:

@@ -1,12 +1,12 @@
 """The plan mode dialogs: :class:`PlanScreen` (the proposed plan: approve, edit its fields or its
 JSON — checked against the plan's schema —, replan with feedback, skip, submit now) and
 :class:`ClarifyScreen` (the model's questions, answered before it plans). Both answer the request
-the engine awaits through the app (``app.decide``), as the approval bar answers a tool call."""
+the engine awaits through the run's handle (``RunHandle.decide``), as the approval bar answers a tool call."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -14,11 +14,14 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui_agent.app.actions import bindings, button, table, UiAction
+from tui_agent.widgets.actions import bindings, button, table, UiAction
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
 from tui_agent.core.plan_schema import Plan, check, incomplete, normalise
 from tui_agent.widgets.approval_bar import JsonArea
+
+if TYPE_CHECKING:
+    from tui_agent.agent.handle import RunHandle
 
 DIALOG_CSS = """
 PlanScreen > .dialog, ClarifyScreen > .dialog { width: 90%; max-width: 110; height: auto; max-height: 90%; }
@@ -57,9 +60,10 @@ class PlanScreen(ModalScreen[None]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = bindings(PLAN_ACTIONS.values())
 
-    def __init__(self, request: PlanRequest) -> None:
+    def __init__(self, request: PlanRequest, handle: RunHandle) -> None:
         super().__init__(classes="dialog-screen")
         self.request = request
+        self.handle = handle  # the run that asks: the answer goes back through it
         self.mode = "view"  # view | fields | json | replan
 
     def compose(self) -> ComposeResult:
@@ -98,8 +102,8 @@ class PlanScreen(ModalScreen[None]):
         return True
 
     # -- decisions -------------------------------------------------------------------------------
-    def _decide(self, decision: Any) -> None:
-        self.app.decisions.decide(decision)  # type: ignore[attr-defined]
+    def _decide(self, decision: PlanDecision) -> None:
+        self.handle.decide(decision)
         self.dismiss()
 
     def action_approve_plan(self) -> None:
@@ -109,7 +113,8 @@ class PlanScreen(ModalScreen[None]):
         self._decide(PlanDecision(PlanDecisionKind.SKIPPED))
 
     def action_submit_plan(self) -> None:
-        self.app.decisions.submit_now()  # type: ignore[attr-defined]
+        if self.handle.submit_now():
+            self.notify("Submit now: the model answers from the evidence so far.", title="Submit now")
         self.dismiss()
 
     def action_replan(self) -> None:
@@ -205,9 +210,10 @@ class ClarifyScreen(ModalScreen[None]):
     DEFAULT_CSS = DIALOG_CSS
     BINDINGS = bindings(CLARIFY_ACTIONS.values())
 
-    def __init__(self, request: ClarifyRequest) -> None:
+    def __init__(self, request: ClarifyRequest, handle: RunHandle) -> None:
         super().__init__(classes="dialog-screen")
         self.request = request
+        self.handle = handle
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -232,11 +238,11 @@ class ClarifyScreen(ModalScreen[None]):
 
     def action_send(self) -> None:
         answers = [self.query_one(f"#clarify-{i}", Input).value.strip() for i in range(len(self.request.questions))]
-        self.app.decisions.decide(ClarifyAnswers(answers))  # type: ignore[attr-defined]
+        self.handle.decide(ClarifyAnswers(answers))
         self.dismiss()
 
     def action_skip(self) -> None:
-        self.app.decisions.decide(ClarifyAnswers([]))  # type: ignore[attr-defined]
+        self.handle.decide(ClarifyAnswers([]))
         self.dismiss()
 
     def on_button_pressed(self, event: Any) -> None:
@@ -246,6 +252,6 @@ class ClarifyScreen(ModalScreen[None]):
             self.call_later(self.run_action, name)
 
 
-def ask(app: Any, request: Any) -> None:
-    """Open the dialog for a plan mode request (its answer goes back through ``app.decide``)."""
-    app.push_screen(PlanScreen(request) if isinstance(request, PlanRequest) else ClarifyScreen(request))
+def plan_dialog(request: PlanRequest | ClarifyRequest, handle: RunHandle) -> PlanScreen | ClarifyScreen:
+    """The dialog for a plan mode request (its answer goes back through ``handle``)."""
+    return PlanScreen(request, handle) if isinstance(request, PlanRequest) else ClarifyScreen(request, handle)

@@ -22,8 +22,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Input, Markdown, Static, TextArea
 
-from tui_agent.app.actions import UiAction, bindings, palette_commands, table
-from tui_agent.app.files import copy_answer, export_report, save_answer
+from tui_agent.widgets.actions import UiAction, bindings, palette_commands, table
+from tui_agent.screens.files import copy_answer, export_report, save_answer
 from tui_agent.core.events import Purpose
 from tui_agent.safety.hygiene import for_terminal as clean
 from tui_agent.widgets.shown_links import parser

@@ -1,7 +1,7 @@
 """What the main screen's trace panes show: the Thought, Action, Observation and Answer panes
 and the list of calls, as a function of the folded session state, the step being viewed and the
-pending approval. Held by ``MainScreen`` (``screen.view``); it dispatches events with ``match``
-on their classes. A resumed or forked session (its stored events folded first) looks exactly as a
+pending approval. Held by ``MainScreen`` (``screen.view``), subscribed to the regions it draws on
+the screen's region bus; it dispatches events with ``match`` on their classes. A resumed or forked session (its stored events folded first) looks exactly as a
 live one would."""
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from tui_agent.screens.trace_text import (
     NO_CALL, action_content, final_answer, no_answer, observation_markdown, pending_content, running_calls, shown,
 )
 from tui_agent.core.events import (
-    ActionProposed, AnswerEvent, ApprovalModeChanged, ApprovalRequested, Correction, Decision, Event, ForcedAnswer,
-    ModelCallEnded, ModelCallStarted, Observation, Purpose, Retry, RunEnded, RunStarted,
+    ActionProposed, AnswerEvent, ApprovalRequested, Correction, Decision, Event, ModelCallEnded, ModelCallStarted,
+    Observation, Purpose, Retry, RunEnded, RunStarted,
 )
 from tui_agent.core.fold import SessionState
 from tui_agent.core.live import ANSWER, CALL, THOUGHT, Part
 from tui_agent.widgets.trace_panes import MarkdownPane
 
 if TYPE_CHECKING:
+    from tui_agent.agent.handle import Request
     from tui_agent.screens.main import MainScreen
 
 
@@ -37,7 +38,7 @@ class TraceView:
         self._running_since: dict[str, float] = {}
         self._shown_thought_step: int | None = None
         self._live_answer_step: int | None = None  # the step whose answer streams into the pane
-        self._pending: Any = None
+        self._pending: Request | None = None
 
     # -- a session ------------------------------------------------------------------------------
     def reset(self, session: SessionState) -> None:
@@ -107,14 +108,12 @@ class TraceView:
         self._live_answer_step = step
 
     # -- events -------------------------------------------------------------------------------------
-    def show_event(self, e: Event) -> None:
-        """Called by the app after its state has folded ``e``."""
-        if not self.screen.ready.is_set():
+    def show_event(self, e: Event | None) -> None:
+        """Published on the screen's region bus after the state has folded ``e`` (None: a session
+        shown anew, which ``reset`` drew)."""
+        if e is None or not self.screen.ready.is_set():
             return
         live = self.view_step is None
-        if isinstance(e, (RunStarted, RunEnded, ForcedAnswer, ModelCallStarted, Decision, ApprovalRequested,
-                          ApprovalModeChanged)):
-            self.screen.update_header()
         match e:
             case RunStarted():
                 self.screen.set_question(self.session.question)
@@ -162,7 +161,7 @@ class TraceView:
                 self._show_observation(self._observation_step())
 
     # -- approvals -------------------------------------------------------------------------------------
-    def show_pending(self, request: Any) -> None:
+    def show_pending(self, request: Request) -> None:
         self._pending = request
         self.view_step = None
         call = self.session.calls.get(request.call_id)

@@ -46,7 +46,7 @@ class ApprovalBar(Horizontal):
         self.actions = actions
 
     def compose(self):
-        from tui_agent.app.actions import button
+        from tui_agent.widgets.actions import button
 
         for action in self.actions:
             yield button(action)
