@@ -155,8 +155,10 @@ class CountingPattern:
 
 
 def test_pem_body_after_many_begin_lines_is_read_once(monkeypatch):
-    counting = CountingPattern(redaction._PEM_BODY)
-    monkeypatch.setattr(redaction, "_PEM_BODY", counting)
+    from tui_agent.safety import detectors
+
+    counting = CountingPattern(detectors._PEM_BODY)
+    monkeypatch.setattr(detectors, "_PEM_BODY", counting)
     text = "-----BEGIN PRIVATE KEY-----\n" * 2000
     assert redact(text, {}) == REDACTED + "\n"  # the block ends with its last line, not the newline after
     assert counting.calls == 1 and counting.chars <= len(text)

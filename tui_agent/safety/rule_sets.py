@@ -40,8 +40,7 @@ from typing import Iterator
 import re2
 import yaml
 
-from tui_agent.safety.assignments import is_placeholder
-from tui_agent.safety.keywords import wordy
+from tui_agent.safety.values import is_placeholder, wordy
 from tui_agent.safety.rule_syntax import compact_verbose, re2_pattern  # noqa: F401 (part of this module's API)
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it

@@ -153,11 +153,6 @@ TOKEN_FORMATS: tuple[tuple[str, str], ...] = (
     ("private-key-der", "MII MIG MHcCAQEE", r"(?<![+/])M(?:II[" + _B64 + r"]{3}IBA[AD]|IG[" + _B64 + r"]AgEA|HcCAQEE)[" + _B64 + r"]{40,}={0,2}"),
 )
 
-# "Bearer <token>" outside a secret-named assignment: the word stays, the token goes. A token has a
-# digit and 16+ characters, so prose like "bearer instruments" is left alone.
-BEARER_RE = re.compile(r"(?i:bearer)[ \t]+((?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)")
-
-
 MIN_CANDIDATE_CHARS = 16
 """Every format is at least this long and has no whitespace, so only whitespace-free runs of at
 least this length are searched (prose is mostly shorter words; skipping them is most of the
@@ -279,8 +274,6 @@ def scan(text: str) -> list[tuple[int, int, str]]:
                 for m in fmt.regex.finditer(text, run_start, run_end):
                     if plausible(fmt.name, m.group(0)):
                         found.append((*_secret_span(m), fmt.name))
-    if "earer" in text or "EARER" in text:
-        found.extend((*m.span(1), "bearer-token") for m in BEARER_RE.finditer(text))
     return found
 
 
