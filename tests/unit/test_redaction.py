@@ -14,7 +14,7 @@ import pytest
 
 from tui_agent.safety import env_values, redaction
 from tui_agent.safety.hygiene import REDACTED, redact
-from tui_agent.safety.secret_rules import base62
+from tui_agent.safety.token_checks import base62
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -256,7 +256,7 @@ def test_redact_is_idempotent():
 
 def test_find_secrets_names_the_detector_and_the_vendored_rule():
     kinds = {f.kind for f in redaction.find_secrets(f"ghp_{body(36)} and password = '{SECRET}'", {})}
-    assert kinds == {"github-token", "gitleaks:github-pat", "noseyparker:np.github.1", "kingfisher:kingfisher.github.1",
+    assert kinds == {"gitleaks:github-pat", "noseyparker:np.github.1", "kingfisher:kingfisher.github.1",
                      "prefixed-token", "assignment-password"}
 
 

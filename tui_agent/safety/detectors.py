@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Protocol
 
-from tui_agent.safety import rule_sets, secret_rules
+from tui_agent.safety import rule_sets
 from tui_agent.safety.assignments import assignment_spans, kubernetes_secret_spans
 from tui_agent.safety.env_values import value_pattern
 from tui_agent.safety.keywords import keyword_spans
@@ -222,7 +222,6 @@ def _bearer_spans(text: str) -> Iterator[Finding]:
 # --- the pipeline's detectors -----------------------------------------------------------------
 
 RULE_SETS = Spans("rule-sets", rule_sets.scan)
-FORMATS = Spans("formats", secret_rules.scan)
 PEM_BLOCKS = Spans("private-key-block", _pem_spans)
 URL_CREDENTIALS = Spans("url-password", _url_spans)
 CURL_USER = Spans("curl-user", _curl_spans)
@@ -231,5 +230,5 @@ ASSIGNMENTS = Spans("assignment", assignment_spans)
 KUBERNETES_SECRETS = Spans("kubernetes-secret", kubernetes_secret_spans)
 KEYWORDS = Spans("keyword-near-token", keyword_spans)
 DETECTORS: tuple[Detector, ...] = (
-    PEM_BLOCKS, FORMATS, RULE_SETS, URL_CREDENTIALS, CURL_USER, BEARER_TOKENS, ASSIGNMENTS, KUBERNETES_SECRETS, KEYWORDS)
+    PEM_BLOCKS, RULE_SETS, URL_CREDENTIALS, CURL_USER, BEARER_TOKENS, ASSIGNMENTS, KUBERNETES_SECRETS, KEYWORDS)
 """The detectors every text goes through, besides :class:`KnownValues`; a new detector joins here."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 from typing import Callable, Mapping
 
-from tui_agent.safety import invisible, rule_sets, secret_rules
+from tui_agent.safety import invisible, rule_sets
 from tui_agent.safety.detectors import DETECTORS, Finding, KnownValues
 from tui_agent.safety.env_values import (  # noqa: F401 (the redactor's API, read from here)
     LOCATION_NAME_SUFFIXES, MIN_ENV_SECRET_LENGTH, SECRET_NAME_PARTS, add_known_values, environment_values,
@@ -57,7 +57,6 @@ def warm_up() -> None:
     """Compile the rule sets now (about a second, once per process) instead of at the first
     redaction; :func:`start_warm_up` does it in a background thread."""
     rule_sets.compiled()
-    secret_rules.scan("warm up")
     invisible.fold("\u00e9")  # the folding tables
 
 
