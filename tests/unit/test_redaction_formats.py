@@ -64,3 +64,19 @@ def test_two_keys_one_space_apart_are_both_redacted():
 def test_a_word_after_a_token_prefix_without_a_digit_is_not_a_token():
     text = "run sk-learn-preprocessing-pipeline-helpers today"
     assert redact(text, {}) == text
+
+
+def test_a_links_sig_parameter_is_an_azure_sas_signature_only_in_its_shape():
+    link = "https://www.google.com/url?q=x&sig=ACfU3U29u_4iKyCCTQY0jIR24-QtVAOnDQ&usg=AOvVaw"
+    assert redact(link, {}) == link
+    sas = "https://acct.blob.core.windows.net/c/b?sv=2021-06-08&sp=r&sig=Yq3kP9vT2mL8nR4sW7yZ1aB5cD6eF0gH2iJ3kL4mN5o%3D"
+    assert "Yq3kP9vT" not in redact(sas, {})
+
+
+def test_a_hex_digest_as_a_links_token_parameter_is_kept_but_an_access_token_is_not():
+    link = "https://reader.elsevier.com/reader/sd/pii/S2451943X19301279?token=86EDF35738B3A9F4EC8DC0C9A18465BB987541AC"
+    assert redact(link, {}) == link
+    api = "https://api.example.com/v1/data?access_token=86edf35738b3a9f4ec8dc0c9a18465bb987541ac"
+    assert "86edf357" not in redact(api, {})
+    opaque = "https://api.example.com/v1/data?token=Zk9xQ2m7Lp4Rt8Vw1Ys6Bn3Hc5Jd0Ka2"
+    assert "Zk9xQ2m7" not in redact(opaque, {})

@@ -37,6 +37,11 @@ MAX_NAME_CHARS = 80
 """Longest assignment name looked at around a keyword."""
 
 _SPACE_RE = re.compile(r"\s")
+_HEX_RE = re.compile(r"[0-9A-Fa-f]+$")
+QUERY_DIGEST_NAMES = frozenset({"token", "sig", "signature", "hash"})
+"""A URL query parameter of one of these names whose value is hex only is a signed link's digest
+(a page publishes it in its links), not a credential; ``access_token=``, ``api_key=`` and others
+are masked as usual, and so is a non-hex value."""
 
 
 def password_like(value: str, quoted: bool) -> bool:
@@ -282,6 +287,8 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str,
         return None  # (JWT, OAuth2, OAuth2-proxy): the last item of a list in code or prose
     if _SPACE_RE.search(inner):
         return None  # a phrase, not a secret
+    if before in "?&" and _HEX_RE.match(inner) and text[name_start:m.start()].lower() in QUERY_DIGEST_NAMES:
+        return None  # a signed link's digest (reader.elsevier.com/…?token=86EDF3…): shown to every reader
     if not quoted and (is_reference(inner) or inner[:1] in "([{#" or _CODE_VALUE_RE.search(inner)):
         return None  # code: a reference (token = self._token), an expression (pwd = (a, b)),
         # a keyword argument (passwd, is_authenticated=False), a call (self).setUp()), a comment

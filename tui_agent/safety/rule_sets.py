@@ -40,7 +40,7 @@ from typing import Iterator
 import re2
 import yaml
 
-from tui_agent.safety.token_checks import github_checksum_ok, jwt_header_ok
+from tui_agent.safety.token_checks import github_checksum_ok
 from tui_agent.safety.values import is_placeholder, wordy
 from tui_agent.safety.rule_syntax import compact_verbose, re2_pattern  # noqa: F401 (part of this module's API)
 
@@ -349,8 +349,6 @@ def _allowed(c: _Compiled, index: int, secret: str, match: str) -> bool:
     """The rule set's own allowlists, its entropy threshold, and placeholders."""
     rule = c.rules[index]
     core = secret.strip("\\\"'` ")
-    if "jwt" in rule.id and core.startswith("eyJ") and not jwt_header_ok(core):
-        return True  # a JWT's header names its algorithm
     if github_checksum_ok(core):
         return False  # GitHub's checksum holds: a real token, however uniform its body looks
     if (len(core) < MIN_SECRET_CHARS or uniform(core) or (is_placeholder(core) and not _PASSWORD_HASH.match(core))
