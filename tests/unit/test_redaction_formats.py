@@ -80,3 +80,14 @@ def test_a_hex_digest_as_a_links_token_parameter_is_kept_but_an_access_token_is_
     assert "86edf357" not in redact(api, {})
     opaque = "https://api.example.com/v1/data?token=Zk9xQ2m7Lp4Rt8Vw1Ys6Bn3Hc5Jd0Ka2"
     assert "Zk9xQ2m7" not in redact(opaque, {})
+
+
+def test_a_secret_xml_element_in_braces_loses_its_random_words_and_keeps_the_rest():
+    text = ("<secret>{abstract AQAAABAAA 5422358j60yxo9nc0dbpxby602tsxd6j}</secret>\n"
+            "<password>{AQAAABAAAAAQc0rFsd9Lx3dTBUO4Kd+1wGl8XzdYvhAY6kgq8hRpnuY=}</password>")
+    assert redact(text, {}) == f"<secret>{{abstract AQAAABAAA {REDACTED}}}</secret>\n<password>{{{REDACTED}}}</password>"
+
+
+def test_an_xml_element_of_names_or_words_is_left_alone():
+    text = "<key>CFBundleIdentifier</key>\n<description>{the token audit of the login team}</description>"
+    assert redact(text, {}) == text

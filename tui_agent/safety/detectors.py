@@ -17,6 +17,8 @@ replaces them. A detector here is a linear scan anchored on a cheap literal or k
   (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
 - :data:`KEYWORDS`: a random-looking value after a secret word without an operator, and
   prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
+- :data:`XML_ELEMENTS`: random-looking words inside a secret-named XML element in braces or with
+  several words (Jenkins' ``<secret>{AQAAABAAA…}</secret>``);
 - :class:`KnownValues`: given values wherever they occur (:mod:`tui_agent.safety.env_values`).
 """
 
@@ -28,10 +30,10 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Protocol
 
 from tui_agent.safety import rule_sets
-from tui_agent.safety.assignments import assignment_spans, kubernetes_secret_spans
+from tui_agent.safety.assignments import assignment_spans, kubernetes_secret_spans, name_kind
 from tui_agent.safety.env_values import value_pattern
 from tui_agent.safety.keywords import keyword_spans
-from tui_agent.safety.values import is_placeholder
+from tui_agent.safety.values import is_placeholder, is_reference, looks_random, wordy
 
 CURL_CONTEXT_CHARS = 2_000
 """``-u``/``--user`` counts as curl's flag when ``curl`` occurs this close before it."""
@@ -219,6 +221,36 @@ def _bearer_spans(text: str) -> Iterator[Finding]:
             yield Finding(*m.span(1), "bearer-token")
 
 
+# --- XML elements whose name says secret, holding more than one word -------------------------
+
+_XML_ELEMENT = re.compile(r"<(?P<name>[A-Za-z][A-Za-z0-9_.\-]{0,80})>(?P<content>[^<\n]{1,%d})</(?P=name)>" % 500)
+_WORD = re.compile(r"[^\s{}]+")
+MIN_ELEMENT_WORD_CHARS = 16
+"""Shortest word masked inside a secret-named element's braces or phrase (``<secret>{AQAAABAAA…}``)."""
+
+
+def _xml_element_spans(text: str) -> Iterator[Finding]:
+    """The random-looking words of ``<secret>{…}</secret>``, ``<password>{…}</password>`` (Jenkins'
+    credentials.xml keeps encrypted secrets in braces) and of such an element holding several
+    words; a single plain value is the assignment detector's. Linear: an element is read from
+    its ``<`` to the next ``<`` at most."""
+    if "</" not in text:
+        return
+    for m in _XML_ELEMENT.finditer(text):
+        content = m.group("content")
+        if not (content.startswith("{") or " " in content.strip()):
+            continue
+        kind = name_kind(m.group("name"))
+        if kind is None:
+            continue
+        base = m.start("content")
+        for w in _WORD.finditer(content):
+            word = w.group(0)
+            if (len(word) >= MIN_ELEMENT_WORD_CHARS and looks_random(word) and not wordy(word)
+                    and not is_reference(word)):
+                yield Finding(base + w.start(), base + w.end(), f"xml-{kind}")
+
+
 # --- the pipeline's detectors -----------------------------------------------------------------
 
 RULE_SETS = Spans("rule-sets", rule_sets.scan)
@@ -229,6 +261,8 @@ BEARER_TOKENS = Spans("bearer-token", _bearer_spans)
 ASSIGNMENTS = Spans("assignment", assignment_spans)
 KUBERNETES_SECRETS = Spans("kubernetes-secret", kubernetes_secret_spans)
 KEYWORDS = Spans("keyword-near-token", keyword_spans)
+XML_ELEMENTS = Spans("xml-element", _xml_element_spans)
 DETECTORS: tuple[Detector, ...] = (
-    PEM_BLOCKS, RULE_SETS, URL_CREDENTIALS, CURL_USER, BEARER_TOKENS, ASSIGNMENTS, KUBERNETES_SECRETS, KEYWORDS)
+    PEM_BLOCKS, RULE_SETS, URL_CREDENTIALS, CURL_USER, BEARER_TOKENS, ASSIGNMENTS, KUBERNETES_SECRETS, KEYWORDS,
+    XML_ELEMENTS)
 """The detectors every text goes through, besides :class:`KnownValues`; a new detector joins here."""
