@@ -522,6 +522,8 @@ def worst_case_inputs() -> dict[str, object]:
         "BEGIN PRIVATE KEY, no END, base64": lambda n: "-----BEGIN PRIVATE KEY-----\n" + rep("MIIEvQIBADANBgkqhkiG9w0BAQEF\n")(n - 28),
         "--password flags": rep("--password "),
         "Bearer repeated": rep("Authorization: Bearer "),
+        "<secret>{…} elements": rep("<secret>{jenkins AQAAABAAA 5422358j60yxo9nc0dbpxby602tsxd6j}</secret>\n"),
+        "<secret> open, never closed": rep("<secret>{a b c d e f g h i j "),
     }
 
 

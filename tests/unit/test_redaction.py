@@ -12,9 +12,9 @@ import zlib
 
 import pytest
 
-from tui_agent.safety import redaction
+from tui_agent.safety import env_values, redaction
 from tui_agent.safety.hygiene import REDACTED, redact
-from tui_agent.safety.secret_rules import base62
+from tui_agent.safety.token_checks import base62
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -256,7 +256,7 @@ def test_redact_is_idempotent():
 
 def test_find_secrets_names_the_detector_and_the_vendored_rule():
     kinds = {f.kind for f in redaction.find_secrets(f"ghp_{body(36)} and password = '{SECRET}'", {})}
-    assert kinds == {"github-token", "gitleaks:github-pat", "noseyparker:np.github.1", "kingfisher:kingfisher.github.1",
+    assert kinds == {"gitleaks:github-pat", "noseyparker:np.github.1", "kingfisher:kingfisher.github.1",
                      "prefixed-token", "assignment-password"}
 
 
@@ -291,9 +291,9 @@ def test_redact_prefers_the_longest_secret_when_values_overlap():
 def test_redact_compiles_the_env_pattern_once_per_environment():
     env = {"ONE_TOKEN": "value-one-123"}
     values = redaction.secret_values(env)
-    assert redaction._env_pattern(values) is redaction._env_pattern(redaction.secret_values(dict(env)))
-    other = redaction._env_pattern(redaction.secret_values({"TWO_TOKEN": "value-two-456"}))
-    assert other is not redaction._env_pattern(values)
+    assert env_values.value_pattern(values) is env_values.value_pattern(redaction.secret_values(dict(env)))
+    other = env_values.value_pattern(redaction.secret_values({"TWO_TOKEN": "value-two-456"}))
+    assert other is not env_values.value_pattern(values)
 
 
 def test_redact_reads_os_environ_by_default(monkeypatch):

@@ -17,26 +17,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
 import re
-from collections import Counter
 from functools import lru_cache
 from typing import Callable, Iterator
 
-MIN_SECRET_VALUE_LENGTH = 8
-"""Shortest value of a token/secret/key-named assignment that is masked."""
+from tui_agent.safety.values import (  # noqa: F401 (is_placeholder, entropy, looks_random: also read from here)
+    MIN_SECRET_VALUE_LENGTH, NOT_SECRET_VALUE_RE, REFERENCE_RE, WORDS_RE, entropy, is_placeholder, is_reference,
+    looks_like_location, looks_random)
+
 MIN_PASSWORD_LENGTH = 6
 """Shortest value of a password-named assignment that is masked."""
 MIN_KEY_VALUE_LENGTH = 20
 """Shortest value masked when the only secret word of the name is a bare ``key``."""
-MIN_NUMERIC_SECRET_LENGTH = 16
-"""An all-digit value counts as random only from this length (``MAX_TOKENS=100000`` is a setting)."""
-MIN_DISTINCT_CHARS = 5
-"""A value with fewer distinct characters is a placeholder (``xxxxxxxx``, ``12121212``)."""
-MIN_LETTERS_ONLY_LENGTH = 16
-MIN_LETTERS_ONLY_ENTROPY = 3.0
-"""A value of letters only (no digit, no symbol) counts as random only in mixed case, at least
-this long, with at least this Shannon entropy in bits per character."""
 MAX_RESCAN_CHARS = 256
 """A keyword inside the value of an assignment already read is looked at again only while that
 value is shorter than this: a masked value, or a longer one, is read once (linear time on
@@ -44,103 +36,20 @@ value is shorter than this: a masked value, or a longer one, is read once (linea
 MAX_NAME_CHARS = 80
 """Longest assignment name looked at around a keyword."""
 
-# --- values -----------------------------------------------------------------------------------
-
-_PLACEHOLDER_WORDS = frozenset(
-    "redacted null none nil true false undefined string required optional empty secret password passwd "
-    "token apikey api_key key value changeme changeit placeholder example sample dummy fake test mock todo "
-    "fixme your_password your_token your_api_key yourpassword mypassword ****".split()
-)
-_PLACEHOLDER_RE = re.compile(
-    r"(?i)^(?:x+|\*+|\.+|#+|-+|_+|0+|<[^>]*>|\[[^\]\d]*\]|\{[^}\d]*\}|%\w+%|\$\w+|\$\{.*|\$\(.*"
-    r"|(?:your|my|insert|enter|replace|put)[_\- ]?.*(?:here|key|token|secret|password).*|.*_here)$"
-)
-_REFERENCE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$")  # var.db_password
-_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
-_CALL_OR_INDEX_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*[(\[]")
-_FILE_RE = re.compile(r"(?i)\.(?:pem|key|crt|cer|p12|pfx|json|ya?ml|txt|env|keytab|jks|der|pub|cfg|conf|ini)$")
-_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
-_DIGIT_RE = re.compile(r"\d")
-_SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
 _SPACE_RE = re.compile(r"\s")
-
-
-_REFERENCE_PREFIXES = ("os.environ/", "$")
-"""A value that names where the secret is (litellm's ``os.environ/NAME``, ``$NAME/…``)."""
-
-
-def is_placeholder(value: str) -> bool:
-    """A reference, template, placeholder or already-redacted value, not a secret."""
-    v = value.strip()
-    if not v or "REDACTED" in v or "${" in v or "{{" in v or "$(" in v or v.startswith(_REFERENCE_PREFIXES):
-        return True
-    return v.lower() in _PLACEHOLDER_WORDS or bool(_PLACEHOLDER_RE.match(v)) or len(set(v)) < 3
-
-
-def entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
-
-
-def looks_random(value: str, min_length: int = MIN_SECRET_VALUE_LENGTH) -> bool:
-    """Long and varied enough to be a generated secret rather than a word, number or name.
-
-    At least ``min_length`` characters and MIN_DISTINCT_CHARS distinct ones, not a placeholder,
-    path, URL or e-mail address; then letters with digits, or three character classes (lower,
-    upper, digit, symbol), or mixed-case letters of MIN_LETTERS_ONLY_LENGTH with high entropy.
-    All-digit values count from MIN_NUMERIC_SECRET_LENGTH.
-    """
-    if len(value) < min_length or is_placeholder(value) or _looks_like_location(value):
-        return False
-    if value.isdigit():
-        return len(value) >= MIN_NUMERIC_SECRET_LENGTH and len(set(value)) >= MIN_DISTINCT_CHARS
-    if len(set(value)) < MIN_DISTINCT_CHARS:
-        return False
-    lower = value.upper() != value
-    upper = value.lower() != value
-    digit = _DIGIT_RE.search(value) is not None
-    other = _SYMBOL_RE.search(value) is not None
-    if digit and (lower or upper):
-        return True
-    if lower + upper + digit + other >= 3:
-        return True
-    return (lower and upper and not other and len(value) >= MIN_LETTERS_ONLY_LENGTH
-            and entropy(value) >= MIN_LETTERS_ONLY_ENTROPY)
-
-
-def _looks_like_location(value: str) -> bool:
-    if value.startswith(("/", "./", "../", "~/")) or re.match(r"^[A-Za-z]:\\", value):
-        return True
-    if "://" in value and "@" not in value:
-        return True
-    return bool(_FILE_RE.search(value) or _EMAIL_RE.match(value))
-
-
-MAX_REFERENCE_DIGIT_SHARE = 0.1
-"""An unquoted identifier-like value is a reference in code when it has no digit
-(``KQ_FILTER_READ``) or is made of ``_``/``.``-separated words with digits under this share
-(``self._token2``), not like a generated ``b__8k74ad7reuv…``."""
-
-
-def _is_reference(value: str) -> bool:
-    if _CALL_OR_INDEX_RE.match(value):
-        return True  # get_password(user), tokens[0]
-    if not _IDENTIFIER_RE.match(value):
-        return False
-    digits = len(_DIGIT_RE.findall(value))
-    if not digits:
-        return True  # KQ_FILTER_READ, userPassword
-    # self._token2, config.api_key_v2, v1_api_key: separated words with a digit or two
-    return ("_" in value or "." in value) and digits <= max(2, MAX_REFERENCE_DIGIT_SHARE * len(value))
+_HEX_RE = re.compile(r"[0-9A-Fa-f]+$")
+QUERY_DIGEST_NAMES = frozenset({"token", "sig", "signature", "hash"})
+"""A URL query parameter of one of these names whose value is hex only is a signed link's digest
+(a page publishes it in its links), not a credential; ``access_token=``, ``api_key=`` and others
+are masked as usual, and so is a non-hex value."""
 
 
 def password_like(value: str, quoted: bool) -> bool:
     """A password: MIN_PASSWORD_LENGTH or longer, not a placeholder; unquoted, not a bare word
     (``password: userPassword`` in code is a reference)."""
-    if len(value) < MIN_PASSWORD_LENGTH or is_placeholder(value) or _looks_like_location(value):
+    if len(value) < MIN_PASSWORD_LENGTH or is_placeholder(value) or looks_like_location(value):
         return False
-    if _REFERENCE_RE.match(value) or (not quoted and _is_reference(value)):
+    if REFERENCE_RE.match(value) or (not quoted and is_reference(value)):
         return False
     return True
 
@@ -278,16 +187,6 @@ def _trim_closers(value: str) -> str:
 _WORD_NUMBER_RE = re.compile(r"^[A-Za-z_]+\d{0,3}$")  # urllib2, HTTPPasswordMgr: a name, maybe numbered
 _ENV_NAME_RE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _CODE_VALUE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*=(?!=)|[()]")
-_NOT_SECRET_VALUE_RE = re.compile(
-    r"^[A-Za-z0-9.\-]+\.[A-Za-z]{2,}:\d{1,5}$|^localhost:\d+$"  # proxy.example.com:3128
-    r"|\{\w*\}|%[sd]|&(?:lt|gt|amp|quot);"  # "{}.{}", "provider_spend:{provider}:1d", HTML entities
-    r"|^(?:CRAM|DIGEST|SCRAM)-(?:MD5|SHA-?\d+)(?:-PLUS)?$"  # SASL mechanisms (AUTH=CRAM-MD5)
-    r"|^(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3})+$"  # '\xa1\xa2'
-)
-_WORDS_RE = re.compile(r"^[A-Z]?[a-z]+(?:[-_.][A-Z]?[a-z]+)+$|^[A-Z]?[a-z]+(?:[A-Z][a-z]+)+$")
-"""Words, dashed or joined (Proxy-Authorization, ProxyBasicAuthHandler): a name, not a token
-(each repetition starts with a separator or a capital, so matching is linear)."""
-
 def _basic_has_password(value: str) -> bool:
     try:
         return b":" in base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
@@ -388,15 +287,17 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str,
         return None  # (JWT, OAuth2, OAuth2-proxy): the last item of a list in code or prose
     if _SPACE_RE.search(inner):
         return None  # a phrase, not a secret
-    if not quoted and (_is_reference(inner) or inner[:1] in "([{#" or _CODE_VALUE_RE.search(inner)):
+    if before in "?&" and _HEX_RE.match(inner) and text[name_start:m.start()].lower() in QUERY_DIGEST_NAMES:
+        return None  # a signed link's digest (reader.elsevier.com/…?token=86EDF3…): shown to every reader
+    if not quoted and (is_reference(inner) or inner[:1] in "([{#" or _CODE_VALUE_RE.search(inner)):
         return None  # code: a reference (token = self._token), an expression (pwd = (a, b)),
         # a keyword argument (passwd, is_authenticated=False), a call (self).setUp()), a comment
-    if _NOT_SECRET_VALUE_RE.search(inner) or (kind != PASSWORD and _WORDS_RE.match(inner)):
+    if NOT_SECRET_VALUE_RE.search(inner) or (kind != PASSWORD and WORDS_RE.match(inner)):
         return None  # a host:port, a format string, escaped bytes, HTML entities, dashed words
-    if op.strip() == "," and quoted and (_is_reference(inner) or _WORD_NUMBER_RE.match(inner) or is_placeholder(
+    if op.strip() == "," and quoted and (is_reference(inner) or _WORD_NUMBER_RE.match(inner) or is_placeholder(
             text[name_start:m.start()].strip("\"'`") or "x") or not looks_random(inner, MIN_PASSWORD_LENGTH)):
         return None  # a list of names ('HTTPPasswordMgr', 'HTTPPasswordMgrWithDefaultRealm', "urllib2")
-    if quoted and kind != PASSWORD and (_is_reference(inner) or _ENV_NAME_RE.match(inner)):
+    if quoted and kind != PASSWORD and (is_reference(inner) or _ENV_NAME_RE.match(inner)):
         return None  # auth: "OneLogin_Saml2_Auth" (a type), "api_key": "AZURE_API_KEY" (a variable's name)
     if quoted and kind == PASSWORD and _ENV_NAME_RE.match(inner):
         return None  # "azure_password": "AZURE_PASSWORD"
@@ -405,9 +306,9 @@ def _value_span(text: str, m: re.Match[str], name_start: int, kind: str,
     if kind == PASSWORD:
         ok = password_like(inner, quoted)
     elif kind == KEY:
-        ok = looks_random(inner, MIN_KEY_VALUE_LENGTH) and not _REFERENCE_RE.match(inner)
+        ok = looks_random(inner, MIN_KEY_VALUE_LENGTH) and not REFERENCE_RE.match(inner)
     else:
-        ok = looks_random(inner) and not (not quoted and _REFERENCE_RE.match(inner))
+        ok = looks_random(inner) and not (not quoted and REFERENCE_RE.match(inner))
     return (s, e) if ok else None
 
 

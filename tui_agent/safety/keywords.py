@@ -25,9 +25,9 @@ import binascii
 import re
 from typing import Iterator
 
-from tui_agent.safety.assignments import (
-    _NOT_SECRET_VALUE_RE, _REFERENCE_RE, _WORDS_RE, _is_reference, _looks_like_location, entropy, is_placeholder,
-    looks_random)
+from tui_agent.safety.values import (  # noqa: F401 (wordy: also read from here)
+    NOT_SECRET_VALUE_RE, REFERENCE_RE, entropy, is_placeholder, is_reference, looks_like_location, looks_random,
+    wordy)
 
 MIN_TOKEN_CHARS = 16
 """Shortest value masked after a token, key or secret word."""
@@ -76,14 +76,6 @@ _PREFIXED_RE = re.compile(r"(?<![A-Za-z0-9_\-./+])[a-z]{2,8}[_\-](?P<b>[A-Za-z0-
                           % PREFIXED_BODY_CHARS)
 _TRAILING = ".:!?"
 _SEQUENTIAL = re.compile(r"(?i)123456789|abcdefghij")  # a placeholder (Kingfisher's safe list)
-_WORD_HUMPS = re.compile(r"[A-Z]?[a-z]{3,}")
-MIN_WORD_VOWELS = 0.25
-"""Words have this share of vowels or more (ClassificationOutputElement 0.4, RemovedInPyjwt3Warning 0.26);
-random letters about 0.19 (5 of 26)."""
-MAX_WORD_SHARE = 0.75
-"""A prefixed token's body with more than this share in camelCase words of 3+ letters is an
-identifier (``assertRaisesRegexWithCallable2``: nearly all); random base62 has about a sixth, and
-under 0.72 in 2,000 draws of 32 characters."""
 
 
 def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -126,30 +118,14 @@ def _value_after(text: str, k: re.Match[str]) -> tuple[int, int] | None:
 def _secret_value(value: str, password: bool) -> bool:
     if len(value) < (MIN_PASSWORD_CHARS if password else MIN_TOKEN_CHARS):
         return False
-    if (not looks_random(value, MIN_PASSWORD_CHARS) or _looks_like_location(value) or "://" in value
+    if (not looks_random(value, MIN_PASSWORD_CHARS) or looks_like_location(value) or "://" in value
             or _SEQUENTIAL.search(value)):
         return False
     if entropy(value) < (MIN_PASSWORD_ENTROPY if password else MIN_TOKEN_ENTROPY):
         return False
-    if _is_reference(value) or _REFERENCE_RE.match(value) or _NOT_SECRET_VALUE_RE.search(value):
+    if is_reference(value) or REFERENCE_RE.match(value) or NOT_SECRET_VALUE_RE.search(value):
         return False
     return not wordy(value)
-
-
-_ENV_NAME = re.compile(r"_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-
-
-def wordy(value: str) -> bool:
-    """Made of words: dashed or camelCase words (``RemovedInPyjwt3Warning``, ``token-counting``), a
-    mixed-case value with more than MAX_WORD_SHARE of it in words of 3+ letters with vowels as
-    words have them, or an upper-case name (``_X509_TOKEN_TYPE``)."""
-    if _WORDS_RE.match(value) or _ENV_NAME.match(value):
-        return True
-    if value.lower() == value or value.upper() == value:
-        return False  # single-case random strings have long letter runs too
-    humps = "".join(_WORD_HUMPS.findall(value))
-    vowels = sum(c in "aeiouAEIOU" for c in humps)
-    return len(humps) > MAX_WORD_SHARE * len(value) and vowels >= MIN_WORD_VOWELS * len(humps)
 
 
 def _encoded_text(body: str) -> bool:

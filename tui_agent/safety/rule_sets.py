@@ -11,8 +11,8 @@ this module loads theirs instead of keeping a hand-written copy:
 - ``secret_rule_data/kingfisher/*.yml``: MongoDB Kingfisher's rules (Apache-2.0, see
   ``LICENSE.kingfisher`` and ``NOTICE.kingfisher``), verbatim; the rules Kingfisher reports by
   default (confidence medium or high) and shows (``visible: false`` marks an id, not a secret);
-- ``secret_rule_data/supplement.toml``: a few formats neither set has yet, in gitleaks' format,
-  each with the provider documentation it follows.
+- ``secret_rule_data/supplement.toml``: the formats no vendored set finds, in gitleaks' format
+  (this project's only home for a credential format: a new one is a rule there).
 
 Every rule keeps its id (``gitleaks:github-pat``, ``noseyparker:np.dockerhub.1``) so a finding says
 which rule hit. Rules are compiled with ``google-re2`` (RE2 is the Go syntax gitleaks writes its
@@ -40,8 +40,8 @@ from typing import Iterator
 import re2
 import yaml
 
-from tui_agent.safety.assignments import is_placeholder
-from tui_agent.safety.keywords import wordy
+from tui_agent.safety.token_checks import github_checksum_ok
+from tui_agent.safety.values import is_placeholder, wordy
 from tui_agent.safety.rule_syntax import compact_verbose, re2_pattern  # noqa: F401 (part of this module's API)
 
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when built with it
@@ -65,12 +65,12 @@ EXCLUDED_RULES = frozenset({
     # URL and PEM detectors of redaction.py mask the password and the whole block.
     "kingfisher:kingfisher.uri.1", "kingfisher:kingfisher.mongodb.3", "kingfisher:kingfisher.postgres.1",
     "kingfisher:kingfisher.pem.1", "kingfisher:kingfisher.privkey.1", "kingfisher:kingfisher.privkey.2",
-    # Stripe pk_live_ keys are public by design (secret_rules.py); sk_live_ is kingfisher.stripe.2's.
+    # Stripe pk_live_ keys are public by design (not redacted); sk_live_ is kingfisher.stripe.2's.
     "kingfisher:kingfisher.stripe.1",
     # A user name (REACT_APP_AUTH_USERNAME=bowie), not a secret.
     "kingfisher:kingfisher.reactapp.1",
     # Case-insensitive copies of case-sensitive prefixes (LTAI…, hf_…) that match words in URLs and
-    # code (__biz=ltAi…, HF_CAASIMULIA…); secret_rules.py and gitleaks have the exact formats.
+    # code (__biz=ltAi…, HF_CAASIMULIA…); gitleaks and supplement.toml have the exact formats.
     "kingfisher:kingfisher.alibabacloud.1", "kingfisher:kingfisher.huggingface.1",
 })
 """Rules not used (by id), each for the reason given."""
@@ -349,6 +349,8 @@ def _allowed(c: _Compiled, index: int, secret: str, match: str) -> bool:
     """The rule set's own allowlists, its entropy threshold, and placeholders."""
     rule = c.rules[index]
     core = secret.strip("\\\"'` ")
+    if github_checksum_ok(core):
+        return False  # GitHub's checksum holds: a real token, however uniform its body looks
     if (len(core) < MIN_SECRET_CHARS or uniform(core) or (is_placeholder(core) and not _PASSWORD_HASH.match(core))
             or _ESCAPES_ONLY.match(core)
             or _SNAKE_WORDS.match(core)):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from tui_agent.safety.assignments import is_placeholder, looks_random
+from tui_agent.safety.values import is_placeholder, looks_random
 from tui_agent.safety.redaction import MIN_ENV_SECRET_LENGTH, REDACTED, find_secrets, names_secret, redact
 
 HIDDEN = "(not stored)"

@@ -109,7 +109,7 @@ class StreamRedactor:
     def _spans(self) -> list[tuple[int, int, bool]]:
         """Merged secret spans of the text held (context included): (start, end, open)."""
         raw = self.raw
-        found = sorted(redaction._find(raw, self.values), key=lambda f: (f.start, f.end))
+        found = sorted(redaction.find_with_values(raw, self.values), key=lambda f: (f.start, f.end))
         merged: list[list] = []
         for f in found:
             if f.end <= f.start:
