@@ -46,6 +46,7 @@ class AgentEnded(Event):
     type: ClassVar[str] = "agent_ended"
     agent: int
     status: AgentStatus
+    question: str = ""
     termination: str = ""
     reason: str = ""
     model_calls: int = 0

@@ -45,7 +45,7 @@ def facts_extracted(s: SessionState, e: FactsExtracted) -> None:
 def agent_ended(s: SessionState, e: AgentEnded) -> None:
     rec = s.team.agents.get(e.agent)
     if rec is None:
-        rec = s.team.agents[e.agent] = AgentRecord(e.agent, "")
+        rec = s.team.agents[e.agent] = AgentRecord(e.agent, e.question)
     rec.status, rec.termination, rec.reason = e.status, e.termination, e.reason
     rec.model_calls, rec.tokens, rec.cost_usd = e.model_calls, e.prompt_tokens + e.completion_tokens, e.cost_usd
     rec.peak_prompt_tokens, rec.sources, rec.ended = e.peak_prompt_tokens, list(e.sources), True
