@@ -82,7 +82,7 @@ def standard(messages: list[dict[str, str]], purpose: str) -> Any:
 
 def team_run(script: Callable[[list, str], Any] = standard, *, approver: Any = None, store: Any = None,
              visit: PageVisit | None = None, state: Any = None, session_id: str | None = None,
-             claim_events: int | None = None, **settings: Any) -> tuple[Run, TeamResearch, ScriptedModel, Recorder]:
+             claim_events: int | None = None, replay: Any = None, **settings: Any) -> tuple[Run, TeamResearch, ScriptedModel, Recorder]:
     base: dict[str, Any] = dict(model="scripted/test", answer_reserve=4000, forced_answer_tokens=1000, plan="ask",
                                 team=True, auto_approve=approver is None)
     base.update(settings)

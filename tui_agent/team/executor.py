@@ -175,7 +175,7 @@ class TeamResearch:
         state = _child_state(plan, h.sub)
         claim: int | None = None
         resumed = False
-        if child_id and self.store is not None and self.store.has_session(child_id):
+        if child_id and self.store is not None and self._own_child(engine, child_id):
             events = self.store.events(child_id)
             fold.fold(events, state)
             if state.ended is not None and state.ended.termination != Termination.CANCELLED:
@@ -197,6 +197,13 @@ class TeamResearch:
                   agent=h.label)
         h.run = run
         return run
+
+    def _own_child(self, engine: Engine, child_id: str) -> bool:
+        """A stored child session of this team's session (a fork's copied events name the
+        original's children: the fork researches those agents afresh)."""
+        if not self.store.has_session(child_id):
+            return False
+        return self.store.get_session(child_id).team_parent == engine.session_id
 
     def _on_child_event(self, engine: Engine, h: AgentHandle, e: Event) -> None:
         match e:
