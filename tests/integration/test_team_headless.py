@@ -95,7 +95,22 @@ def test_run_team_json_reports_agents_and_sections_and_prefixes_each_agents_trac
     for n in (1, 2, 3):
         assert re.search(rf"(?m)^#{n} \[", proc.stderr), proc.stderr[-2000:]
     store = Store(tmp_path / "data", read_only=True)
-    assert len(store.team_children(out["session_id"])) == 3
+    children = store.team_children(out["session_id"])
+    assert len(children) == 3
+    listed = subprocess.run([sys.executable, "-m", "tui_agent", "sessions", "list", "--full-ids"], env=_env(tmp_path),
+                            capture_output=True, text=True, timeout=TIMEOUT_S).stdout.splitlines()
+    rows = [line for line in listed[1:] if line.strip()]
+    assert rows[0].startswith(out["session_id"])  # the parent, then its agents under it
+    assert [r.split()[0] for r in rows[1:4]] == [c.id for c in children]
+    assert all("└ #" in r for r in rows[1:4])
+    shown = subprocess.run([sys.executable, "-m", "tui_agent", "sessions", "show", out["session_id"]],
+                           env=_env(tmp_path), capture_output=True, text=True, timeout=TIMEOUT_S).stdout
+    for n in (1, 2, 3):
+        assert f"── agent #{n}" in shown and re.search(rf"(?m)^#{n} \[", shown)
+    md = subprocess.run([sys.executable, "-m", "tui_agent", "sessions", "export", out["session_id"]],
+                        env=_env(tmp_path), capture_output=True, text=True, timeout=TIMEOUT_S).stdout
+    for i, k in enumerate(KEYS, 1):
+        assert f"## {i}. {SUBS[k]}" in md and urls[k] in md
 
 
 def test_kill_9_then_resume_researches_only_the_agents_that_had_not_finished(

@@ -73,3 +73,29 @@ async def test_a_fork_of_a_team_session_keeps_its_agents_findings_and_writes_the
     assert [c.purpose for c in model2.calls if c.purpose == "research"] == []  # the agents' findings stand
     assert result["answer"] == first["answer"]
     assert [s["sources"] for s in result["sections"]] == [s["sources"] for s in first["sections"]]
+
+
+async def test_sessions_verify_checks_the_reports_claims_against_each_sources_facts(tmp_path):
+    import json
+
+    from tui_agent.config import Settings
+    from tui_agent.model.scripted import ScriptedModel
+    from tui_agent.verify.check import verify_session
+
+    store = Store(tmp_path)
+    run, team, model, rec = team_run(standard, store=store)
+    await run.start()
+    seen: list[str] = []
+
+    def verifier(messages, purpose):
+        seen.append(messages[-1]["content"])
+        return json.dumps({"verdict": "supported", "evidence": "42 units"})
+
+    verification = await verify_session(store, run.session_id, Settings(model="scripted/test"),
+                                        llm=ScriptedModel(verifier))
+    claims = verification.claims
+    assert sorted(c.claim.split()[1] for c in claims) == KEYS  # one claim per section: "The <key> figure …"
+    assert all(c.verdict == "supported" for c in claims)
+    for c in claims:  # each claim was checked against its own source's facts
+        key = c.claim.split()[1]
+        assert any(f"The {key} figure is 42 units." in text for text in seen)

@@ -72,3 +72,14 @@ def describe(e: Any) -> str | None:
             note = f" — {clean(e.note)}" if e.note else ""
             return f"#{e.agent} section: {e.status}{note} · {len(e.sources)} source(s)"
     return None
+
+
+def show_children(store: Any, session_id: str, out: TextIO) -> None:
+    """``sessions show`` of a team research: each sub-agent's child session after the parent's
+    trace, its lines prefixed by its number."""
+    for child in store.team_children(session_id):
+        n = child.team_agent or 0
+        out.write(f"\n── agent #{n} · session {child.id} · {child.shown_status}\n")
+        printer = TracePrinter(Prefixed(out, f"#{n} "), live=False)  # type: ignore[arg-type]
+        for e in store.events(child.id):
+            printer(e)
