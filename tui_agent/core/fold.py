@@ -164,7 +164,7 @@ def apply(s: SessionState, e: Event) -> None:
         case SummaryProposed():
             _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case AgentStarted() | FactsExtracted() | AgentEnded() | SectionWritten():
-            _auxiliary(s, *fold_team.apply(s, e))  # the team's calls count in the session's totals
+            fold_team.apply(s, e, _account, _auxiliary)  # the team's calls count in the session's totals
         case VerificationStarted():
             s.verification = Verification(model=e.model, sample=e.sample)
         case ClaimChecked():

@@ -4,27 +4,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from tui_agent.core.events_team import AgentEnded, AgentStarted, FactsExtracted, SectionWritten
 from tui_agent.core.state import SessionState
 from tui_agent.core.team_state import AgentRecord, FactRecord, SectionRecord
 from tui_agent.kinds import AgentStatus
 
+Usage = Callable[[SessionState, int, int, "float | None"], None]
 
-def apply(s: SessionState, e: AgentStarted | FactsExtracted | AgentEnded | SectionWritten) -> tuple[int, int, float | None]:
-    """Fold one team event; the usage (prompt, completion tokens, cost) it adds to the session's totals."""
+
+def apply(s: SessionState, e: AgentStarted | FactsExtracted | AgentEnded | SectionWritten,
+          research: Usage, auxiliary: Usage) -> None:
+    """Fold one team event and count its usage: an agent's calls as research (they are the team's
+    research steps), the facts and section calls as auxiliary."""
     match e:
         case AgentStarted():
             agent_started(s, e)
-            return 0, 0, None
         case FactsExtracted():
             facts_extracted(s, e)
+            auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case AgentEnded():
             agent_ended(s, e)
+            research(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
         case SectionWritten():
             section_written(s, e)
-    return e.prompt_tokens, e.completion_tokens, e.cost_usd
+            auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
 
 
 def agent_started(s: SessionState, e: AgentStarted) -> None:
