@@ -9,7 +9,7 @@ from typing import Any, Callable
 from tui_agent.core.events_team import AgentEnded, AgentStarted, FactsExtracted, SectionWritten
 from tui_agent.core.state import SessionState
 from tui_agent.core.team_state import AgentRecord, FactRecord, SectionRecord
-from tui_agent.kinds import AgentStatus
+from tui_agent.kinds import AgentStatus, SectionStatus
 
 Usage = Callable[[SessionState, int, int, "float | None"], None]
 
@@ -60,7 +60,7 @@ def agent_ended(s: SessionState, e: AgentEnded) -> None:
 def section_written(s: SessionState, e: SectionWritten) -> None:
     s.team.sections[e.agent] = SectionRecord(e.agent, e.question, e.text, e.status, e.note, list(e.sources))
     rec = s.team.agents.get(e.agent)
-    if rec is not None and rec.status == AgentStatus.DONE and e.status != "answered" and e.status != "incomplete":
+    if rec is not None and rec.status == AgentStatus.DONE and e.status == SectionStatus.NEEDS_REVIEW:
         rec.status = AgentStatus.NEEDS_REVIEW
 
 
