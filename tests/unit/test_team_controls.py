@@ -73,3 +73,34 @@ async def test_submit_now_for_all_agents_makes_every_running_one_answer():
     assert result["termination"] == "answer"
     assert {a["agent"]: a["termination"] for a in result["agents"]}[2] == "user_submit"
     assert len(result["sections"]) == 3
+
+
+async def test_an_agent_whose_call_waits_for_a_person_shows_waiting_until_decided():
+    from tests.helpers import call
+    from tui_agent.core.approval import Approve, ApprovalRequest
+    from tui_agent.kinds import PlanDecisionKind
+    from tui_agent.plan.requests import PlanDecision, PlanRequest
+
+    decide = asyncio.Event()
+
+    class Person:
+        async def decide(self, request):
+            if isinstance(request, PlanRequest):
+                return PlanDecision(PlanDecisionKind.APPROVED)
+            await decide.wait()
+            return Approve(request.arguments)
+
+    def script(messages, purpose):
+        if purpose == "research" and agent_key(messages) == "beta" and len(messages) == 2:
+            return call("search", query=["beta elsewhere"])  # outside the plan: asked
+        return standard(messages, purpose)
+
+    run, team, model, rec = team_run(script, approver=Person())
+    task = asyncio.ensure_future(run.start())
+    await until(lambda: len(team.agents) == 3 and team.agents[1].status == AgentStatus.WAITING)
+    assert team.agents[1].waiting_since is not None
+    await until(lambda: team.agents[0].status in (AgentStatus.DONE, AgentStatus.NEEDS_REVIEW))  # the others go on
+    assert team.agents[1].status == AgentStatus.WAITING
+    decide.set()
+    result = await asyncio.wait_for(task, 30)
+    assert [a["status"] for a in result["agents"]] == ["done"] * 3
