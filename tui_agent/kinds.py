@@ -38,6 +38,8 @@ class Purpose(StrEnum):
     VERIFY = "verify"  # a citation check (sessions verify)
     COMPACT = "compact"  # a context compaction: a state note, a proposed summary, an observation's facts
     PLAN = "plan"  # plan mode: the plan, or the clarifying questions, before the first research call
+    FACTS = "facts"  # team research: one page pressed into facts for a sub-question
+    SECTION = "section"  # team research: one sub-question's section written from its facts
 
 
 class DecisionKind(StrEnum):
@@ -160,3 +162,22 @@ class PlanStatus(StrEnum):
     OPEN = "open"  # no answer yet
     ANSWERED = "answered"  # its section cites a source and meets the floor
     NEEDS_REVIEW = "needs review"  # no section, no citation, or thinner than its acceptance asks
+
+
+class AgentStatus(StrEnum):
+    """A team research's sub-agent, as its pane line and ``--json`` show it."""
+
+    QUEUED = "queued"  # waits for a free slot (team_concurrency)
+    RUNNING = "running"
+    WAITING = "waiting"  # one of its calls waits for a person's decision
+    DONE = "done"  # it answered (also forced, by a limit or Submit now)
+    NEEDS_REVIEW = "needs review"  # done, but its section misses its acceptance
+    FAILED = "failed"  # its model failed, it was stopped, or the team budget ran out before it started
+
+
+class SectionStatus(StrEnum):
+    """A team research's section for one sub-question."""
+
+    ANSWERED = "answered"
+    NEEDS_REVIEW = "needs review"  # no fact, no source, or fewer sources than its acceptance names
+    INCOMPLETE = "incomplete"  # its agent failed or was stopped (the note says why)

@@ -405,3 +405,31 @@ def test_clarifying_answers_become_part_of_the_question():
     from tui_agent.core.fold import prompt
 
     assert "the red one" in prompt(state)[1]["content"]
+
+
+# --- team research ---------------------------------------------------------------------------
+
+
+@folds(ev.AgentStarted, ev.FactsExtracted, ev.AgentEnded, ev.SectionWritten)
+def test_team_events_fold_into_agents_facts_and_sections_and_count_their_usage():
+    events = [RunStarted(question="q", model="m"),
+              ev.AgentStarted(agent=1, question="sub one", child_id="child-1"),
+              ev.FactsExtracted(agent=1, url="https://a.example/", facts=["A is 1."], prompt_tokens=10,
+                                completion_tokens=2),
+              ev.FactsExtracted(agent=1, url="https://b.example/", facts=[], prompt_tokens=5, completion_tokens=1),
+              ev.AgentEnded(agent=1, status="done", termination="answer", model_calls=3, prompt_tokens=100,
+                            completion_tokens=20, sources=["https://a.example/", "https://b.example/"]),
+              ev.SectionWritten(agent=1, question="sub one", text="A is 1 [1].", status="needs review",
+                                note="1 of the 2 sources its acceptance names", sources=["https://a.example/"],
+                                prompt_tokens=7, completion_tokens=3)]
+    state = fold(events)
+    agent = state.team.agents[1]
+    assert (agent.child_id, agent.model_calls, agent.tokens, agent.ended) == ("child-1", 3, 120, True)
+    assert agent.status == "needs review"  # done, but its section misses its acceptance
+    assert state.team.facts_of(1) == {"https://a.example/": ["A is 1."]}
+    assert state.team.pages[1] == {"https://a.example/", "https://b.example/"}  # the unrelated page was pressed too
+    assert state.team.sections[1].sources == ["https://a.example/"]
+    assert state.model_calls == 3
+    assert state.total_tokens == 12 + 6 + 120 + 10
+    assert state.auxiliary_tokens == 12 + 6 + 10  # the agents' calls are research, facts and sections auxiliary
+    assert fold(events[:2]).team.agents[1].status == "running"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import date
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from tui_agent import protocol
 from tui_agent.core.approval import Approver
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["BreakpointHook", "Engine", "Replay", "RunResult", "SubmitRequested"]
 
 RunResult = dict[str, object]  # the run's result object (fold.result)
+# Research done another way once the plan is approved (a team research, ``tui_agent.team``): it
+# emits through the engine and returns how the run ends. Declared here, supplied from above.
+ResearchHook = Callable[["Engine"], Awaitable[Termination]]
 
 
 
@@ -64,8 +67,10 @@ class Engine:
         state: SessionState | None = None,
         before_call: BreakpointHook | None = None,
         replay: Replay | None = None,
+        research: ResearchHook | None = None,
     ) -> None:
         self.settings = settings
+        self.research = research
         self.question = question
         self.tools = tools
         if llm is None:
@@ -214,6 +219,8 @@ class Engine:
             if done:
                 return done
         await self._planner().prepare()
+        if self.research is not None and self.state.plan.approved is not None and not self.control.submitted:
+            return await self.research(self)
         while True:
             if not self.control.submitted:
                 await self.steward.facts()

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, AsyncContextManager, Callable
 
 from tui_agent.core.approval import Approver
 from tui_agent.config import Settings
-from tui_agent.agent.engine import BreakpointHook, Engine, Replay, RunResult
+from tui_agent.agent.engine import BreakpointHook, Engine, Replay, ResearchHook, RunResult
 from tui_agent.model import Model
-from tui_agent.core.events import Event, Notice, NoticeLevel, RunStarted
+from tui_agent.core.events import ApprovalRequested, Event, Notice, NoticeLevel, RunStarted
 from tui_agent.core.fold import SessionState
 from tui_agent.core.sink import LogError, NotSaved, SessionLog, new_session_id
 from tui_agent.tools.base import ToolRegistry
@@ -43,6 +43,8 @@ class Run:
         case_id: str | None = None,
         claim_events: int | None = None,
         clock: Callable[[], float] | None = None,
+        research: ResearchHook | None = None,
+        agent: str = "",
     ) -> None:
         self.settings = settings
         self.question = question
@@ -62,6 +64,8 @@ class Run:
         self.clock = clock  # the engine's monotonic clock (None: time.monotonic); tests freeze it
         self.eval_label, self.case_id = eval_label, case_id  # a case of a regression set (tui-agent eval)
         self.claim_events = claim_events  # a resumed session: the stored events its state folds
+        self.research = research  # a team research once the plan is approved (tui_agent.team)
+        self.agent = agent  # a team's sub-agent: named on its approval requests
         self.engine: Engine | None = None
         self.store_error: str | None = None
         self.interrupted: str | None = None  # the signal that stopped the run, if one did
@@ -74,6 +78,8 @@ class Run:
         self._tool_notices: list[str] = []  # MCP servers and plugins left out: said once the run has started
 
     def _emit(self, event: Event) -> None:
+        if self.agent and isinstance(event, ApprovalRequested):
+            event.agent = self.agent
         if self.store is not None and self.store_error is None:
             try:
                 self.store.append(event)
@@ -121,7 +127,7 @@ class Run:
                     self.settings, self.question, tools=tools, llm=self.llm,
                     approver=self.approver, emit=self._emit, session_id=self.session_id, http=http,
                     state=self.state, before_call=self.before_call,
-                    system_prompt=self.system_prompt, replay=self.replay,
+                    system_prompt=self.system_prompt, replay=self.replay, research=self.research,
                     **({"clock": self.clock} if self.clock is not None else {}),
                 )
                 with self._early_lock:

@@ -39,7 +39,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                    "the recording (no network for them)")
     p.add_argument("--verify", action="store_true", help="check each answer's citations (sessions verify)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    add_setting_flags(p, "plan")  # each case plans first; with no one to ask, its plan is approved
+    add_setting_flags(p, "plan", "team", "team_concurrency")  # each case plans first; its plan is approved unasked
     p.add_argument("--router-config", metavar="FILE", help="a LiteLLM Router configuration (YAML or JSON "
                    "model_list) to spread calls over several deployments and keys")
     p.add_argument("--rerun-failed", action="store_true", help="with a label run before: also run again the "
@@ -161,6 +161,9 @@ class _Progress:
             self.bar = None
 
 
+ANSWER_PREVIEW = 100  # characters of each answer eval compare shows
+
+
 def _cost(value: float | None) -> str:
     return f"${value:.4f}" if value is not None else "-"
 
@@ -259,6 +262,9 @@ def comparison_text(cmp: Any, protocols: Sequence[str] = ()) -> str:
                      f" · Δcost {_delta(c.delta('cost_usd'), money=True)}")
         if c.errored:
             lines.append(f"    {cmp.label_b}: {clean(c.b.error or str(c.b.termination))}")
+        for label, r in ((cmp.label_a, c.a), (cmp.label_b, c.b)):  # side by side: answer, sources, tokens, cost
+            first = clean(" ".join((r.answer or "(no answer)").split()))[:ANSWER_PREVIEW]
+            lines.append(f"    {label}: {len(r.sources)} sources · {r.total_tokens:,} tokens · {_cost(r.cost_usd)} · {first}")
         d = c.divergence()
         if d is not None:
             lines.append(f"    paths diverge at tool call {d['index'] + 1}: {cmp.label_a}: {_call(d['a'])} · "

@@ -267,7 +267,8 @@ class TerminalApprover:
         if isinstance(req, ClarifyRequest):
             return await plan_terminal.ask_clarify(req, self._read, self.out, answers=self.clarify_answers)
         outside = "   ← outside the plan" if req.outside_plan else ""
-        self.out.write(f"\n  {req.tool} {_args(req.arguments)}{outside}\n")
+        who = f"\n  {clean(req.agent)} asks:" if req.agent else ""  # a team's sub-agent
+        self.out.write(f"{who}\n  {req.tool} {_args(req.arguments)}{outside}\n")
         while True:
             try:
                 choice = await self._read("  [a]pprove  [A]lways this tool  [e]dit  [r]eject  [s]ubmit now > ")
@@ -297,7 +298,7 @@ def render_answer(state: fold.SessionState) -> str:
     """The answer for stdout, with its numbered sources."""
     text = clean(state.answer.text if state.answer else "")
     sources = state.source_list()
-    if sources:
+    if sources and not state.team.active:  # a team's report lists each section's sources itself
         text += "\n\nSources:\n" + "\n".join(f"[{s.number}] {clean(s.title) + ' — ' if s.title else ''}{clean(s.url)}"
                                              for s in sources)
     if state.answer is not None and state.answer.truncated:

@@ -53,6 +53,18 @@ def plan_options(ns: Any, settings: Settings) -> dict[str, Any]:
     return {"approve_plan": bool(ns.approve_plan), "clarify_answers": answers}
 
 
+def team_research(settings: Settings, store: Any, approver: Any) -> Any:
+    """``--team``: the team's executor, its agents' steps printed prefixed by their number; plan
+    mode turns on ('ask') when it is off, since the team researches the plan's sub-questions."""
+    from tui_agent.cli.team_trace import agent_printers
+    from tui_agent.team import TeamResearch
+
+    if settings.plan == "off":
+        settings.plan = "ask"
+    return TeamResearch(settings, store=store, approver=approver, listeners=agent_printers(sys.stderr),
+                        serial_approvals=True)
+
+
 def _install(loop: asyncio.AbstractEventLoop, sig: int, handler: Any) -> bool:
     try:
         loop.add_signal_handler(sig, handler)
@@ -114,8 +126,14 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
                          "pass --yes to approve them all")
     settings = ensure_model(settings)
     approver = TerminalApprover(notify=settings.notify, notify_after_s=settings.notify_after_s, **(approver_kw or {}))
-    run = Run(settings, question, store=store, approver=approver,
-              listeners=[TracePrinter(sys.stderr, live=sys.stderr.isatty())], **kwargs)
+    printer = TracePrinter(sys.stderr, live=sys.stderr.isatty())
+    listeners: list[Any] = [printer]
+    if settings.team:
+        kwargs = {**kwargs, "research": team_research(settings, store, approver)}
+        from tui_agent.cli.team_trace import TeamLines
+
+        listeners.append(TeamLines(printer))
+    run = Run(settings, question, store=store, approver=approver, listeners=listeners, **kwargs)
     try:
         result = asyncio.run(_with_signals(run))
     except StoreError as exc:  # another process took the session first; no space to start it

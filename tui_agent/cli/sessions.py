@@ -92,15 +92,34 @@ def cmd_list(ns: argparse.Namespace) -> int:
     ids = shown_ids(rows, ns.full_ids)
     width = max(2, *(len(i) for i in ids.values()))
     print(f"{'ID':<{width}}  {'CREATED':<16}  {'STATUS':<13}  {'STEPS':>5}  {'COST':>9}  {'MODEL':<24}  QUESTION")
-    for r in rows:
+    for r in team_order(rows):
         created = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created))
         status = r.shown_status
         cost = f"${r.cost_usd:.4f}" if r.cost_usd is not None else "-"
         question = clean(r.question).replace("\n", " ")
+        if r.team_parent:  # a team research's sub-agent, under its parent
+            question = f"└ #{r.team_agent} {question.removeprefix('Your sub-question: ')}"
         fork = f" (fork of {r.parent_id} at {r.fork_step})" if r.parent_id else ""
         print(f"{ids[r.id]:<{width}}  {created:<16}  {status:<13}  {r.steps:>5}  {cost:>9}  {clean(r.model)[:24]:<24}  "
               f"{question[:80]}{fork}")
     return 0
+
+
+def team_order(rows: list) -> list:
+    """Each team research's sub-agents right after it, by number (a sub-agent whose parent is not
+    listed stays where it is)."""
+    listed = {r.id for r in rows}
+    children: dict[str, list] = {}
+    for r in rows:
+        if r.team_parent and r.team_parent in listed:
+            children.setdefault(r.team_parent, []).append(r)
+    out = []
+    for r in rows:
+        if r.team_parent and r.team_parent in listed:
+            continue
+        out.append(r)
+        out += sorted(children.get(r.id, []), key=lambda c: c.team_agent or 0)
+    return out
 
 
 def cmd_show(ns: argparse.Namespace) -> int:
@@ -114,8 +133,13 @@ def cmd_show(ns: argparse.Namespace) -> int:
     except StoreError as exc:
         raise UsageError(str(exc)) from None
     printer = TracePrinter(sys.stdout)
+    from tui_agent.cli.team_trace import TeamLines, show_children
+
+    lines = TeamLines(printer)
     for e in events:
         printer(e)
+        lines(e)
+    show_children(store, sid, sys.stdout)
     return 0
 
 

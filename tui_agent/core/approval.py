@@ -53,6 +53,7 @@ class ApprovalRequest:
     schema: Schema
     future: "asyncio.Future[DecisionT] | None" = field(default=None, repr=False)
     outside_plan: bool = False  # an approved plan is in force and does not cover this call
+    agent: str = ""  # a team research's sub-agent that asks (its number and sub-question), "" for the run's own
 
 
 class Approver(Protocol):

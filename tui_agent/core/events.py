@@ -27,6 +27,9 @@ from tui_agent.kinds import (  # noqa: F401 - the events' vocabulary, defined at
 from tui_agent.core.event_base import Event, field_names
 from tui_agent.core.events_plan import ClarifyAnswered, ClarifyAsked, PlanDecided, PlanProposed  # noqa: F401
 from tui_agent.core.events_verify import ClaimChecked, VerificationEnded, VerificationStarted  # noqa: F401
+from tui_agent.core.events_team import (  # noqa: F401
+    TEAM_EVENTS, AgentEnded, AgentStarted, FactsExtracted, SectionWritten,
+)
 
 
 @dataclass(kw_only=True)
@@ -130,6 +133,7 @@ class ApprovalRequested(Event):
 
     type: ClassVar[str] = "approval_requested"
     call_id: str
+    agent: str = ""  # a team research's sub-agent that asks ("" for the run's own calls)
 
 
 @dataclass(kw_only=True)
@@ -317,7 +321,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ApprovalModeChanged, Decision, ToolStarted, ToolProgress, Observation, ObservationMessage, Correction, SourceAdded,
         PromptEdited, ForcedAnswer, AnswerEvent, Notice, RunEnded, VerificationStarted, ClaimChecked,
         VerificationEnded, ContextEdited, ContextCompacted, SummaryProposed, PlanProposed, PlanDecided, ClarifyAsked,
-        ClarifyAnswered,
+        ClarifyAnswered, *TEAM_EVENTS,
     )
 }
 

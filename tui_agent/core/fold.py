@@ -33,7 +33,8 @@ from tui_agent.kinds import ContextItemKind
 from tui_agent.core.fold_context import call_item, context_compacted, context_edited, observation_items
 from tui_agent.core.fold_edit import edited_call
 from tui_agent.core.fold_native import assistant_message, tool_results
-from tui_agent.core import fold_plan
+from tui_agent.core import fold_plan, fold_team
+from tui_agent.core.events_team import AgentEnded, AgentStarted, FactsExtracted, SectionWritten
 from tui_agent.core.plan_progress import plan_result
 from tui_agent.core.live import ANSWER, CALL, THOUGHT, Part, StreamSplitter
 from tui_agent.core.state import (  # noqa: F401 - the state's types are the fold's vocabulary
@@ -163,6 +164,8 @@ def apply(s: SessionState, e: Event) -> None:
             fold_plan.clarify_answered(s, e)
         case SummaryProposed():
             _auxiliary(s, e.prompt_tokens, e.completion_tokens, e.cost_usd)
+        case AgentStarted() | FactsExtracted() | AgentEnded() | SectionWritten():
+            fold_team.apply(s, e, _account, _auxiliary)  # the team's calls count in the session's totals
         case VerificationStarted():
             s.verification = Verification(model=e.model, sample=e.sample)
         case ClaimChecked():
@@ -393,4 +396,5 @@ def result(s: SessionState, termination: Termination | str | None, elapsed_s: fl
         "compactions": s.context.compacted(),
         "peak_prompt_tokens": s.peak_prompt_tokens,
         **({"plan": plan} if plan is not None else {}),  # plan mode: the plan with each sub-question's status
+        **fold_team.team_result(s),  # team research: its agents and sections
     }

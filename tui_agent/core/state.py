@@ -18,6 +18,7 @@ from tui_agent.core.events import (
 )
 from tui_agent.core.context_items import ContextState
 from tui_agent.core.plan_state import PlanState
+from tui_agent.core.team_state import TeamState
 from tui_agent.core.live import StreamSplitter
 
 # Used when a session's settings do not say (sessions stored before the setting existed).
@@ -236,6 +237,7 @@ class SessionState:
     notices: list[Notice] = field(default_factory=list)
     verification: Verification | None = None
     plan: PlanState = field(default_factory=PlanState)  # plan mode: proposals, decisions, clarifications
+    team: TeamState = field(default_factory=TeamState)  # team research: agents, facts, sections
     # -- resume: what an interrupted step had done ---------------------------------------------
     open_calls: list[str] | None = None  # the calls of a stored reply whose observations were not all sent
     # -- streaming (not stored) --------------------------------------------------------------------

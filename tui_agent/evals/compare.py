@@ -61,6 +61,8 @@ class CaseComparison:
             "delta_calls": self.delta("model_calls"), "delta_tool_calls": self.delta("tool_calls"),
             "delta_tokens": self.delta("total_tokens"), "delta_research_tokens": self.delta("research_tokens"),
             "delta_auxiliary_tokens": self.delta("auxiliary_tokens"), "delta_cost_usd": self.delta("cost_usd"),
+            "side_by_side": {side: {"answer": r.answer, "sources": list(r.sources), "tokens": r.total_tokens,
+                                    "cost_usd": r.cost_usd} for side, r in (("a", self.a), ("b", self.b)) if r},
         }
 
 

@@ -27,7 +27,8 @@ from tui_agent.session.store import (
 
 # The session columns a merge copies (the owner is the other machine's process: not copied).
 _SESSION_COLUMNS = ("id", "created", "updated", "question", "model", "status", "termination", "parent_id",
-                    "fork_step", "steps", "cost_usd", "settings", "tool_calls", "tokens", "eval_label", "case_id")
+                    "fork_step", "steps", "cost_usd", "settings", "tool_calls", "tokens", "eval_label", "case_id",
+                    "team_parent", "team_agent")
 _EVENT_COLUMNS = ("session_id", "seq", "ts", "step", "type", "data")
 
 

@@ -60,6 +60,7 @@ class CaseResult:
     reused: bool = False  # the label had already finished this case
     error: str | None = None  # what failed when the case did not answer (a model error: endpoint and cause)
     worker: int | None = None  # with --workers: which process ran it (1 is the eval's own)
+    sources: list[str] = field(default_factory=list)  # the URLs its answer (or report) has as sources
 
     @property
     def errored(self) -> bool:
@@ -69,7 +70,8 @@ class CaseResult:
     def as_json(self, verify: bool = False) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in ("id", "session_id", "answer", "termination", "error", "passed", "path",
                                              "model_calls", "tool_calls", "total_tokens", "research_tokens",
-                                             "auxiliary_tokens", "cost_usd", "compactions", "peak_prompt_tokens")}
+                                             "auxiliary_tokens", "cost_usd", "compactions", "peak_prompt_tokens",
+                                             "sources")}
         if verify:
             out["unsupported_share"] = self.unsupported_share
             out["needs_review"] = self.needs_review
@@ -102,6 +104,7 @@ def result_of(case: Case, session_id: str, state: SessionState, reused: bool = F
         compactions=state.context.compacted(), peak_prompt_tokens=state.peak_prompt_tokens,
         unsupported_share=v.unsupported_share if v and v.ended else None,
         needs_review=v.needs_review if v and v.ended else None, error=failure_of(state),
+        sources=[src.url for src in state.source_list()],
     )
 
 
@@ -127,7 +130,7 @@ class EvalRun:
     def options(self) -> dict[str, Any]:
         s = self.settings
         out = {"model": s.model, "system_prompt_file": s.system_prompt_file, "replay": self.replay_label,
-               "verify": self.verify, "concurrency": self.concurrency, "protocol": s.protocol}
+               "verify": self.verify, "concurrency": self.concurrency, "protocol": s.protocol, "team": s.team}
         return out | ({"workers": self.workers} if self.workers > 1 else {}) | ({"shard": self.shard} if self.shard else {})
 
     def record(self, cases: list[Case]) -> None:
@@ -210,6 +213,8 @@ class EvalRun:
                 kwargs.update(session_id=session_id, eval_label=self.label, case_id=case.id)
             if kwargs.get("replay") is None:
                 kwargs["replay"] = self._replayer(case)
+            if settings.team:  # eval --team: each case researched by a team (its plan approved unasked)
+                kwargs["research"] = self._team(settings)
             run = Run(settings, case.question, store=self.store, approver=None, **kwargs)
             started = time.monotonic()
             await run.start()
@@ -222,6 +227,15 @@ class EvalRun:
         result = await self._verified(case, run.session_id, run.engine.state if run.engine else fold([]))
         result.elapsed_s = result.elapsed_s or time.monotonic() - started
         return result
+
+    def _team(self, settings: Settings) -> Any:
+        from tui_agent.team import TeamResearch
+
+        if settings.plan == "off":
+            settings.plan = "ask"
+        tools = self.run_kwargs.get("tools")
+        return TeamResearch(settings, store=self.store, llm=self.run_kwargs.get("llm"), http=self.run_kwargs.get("http"),
+                            tools=(lambda: tools) if tools is not None else None)
 
     async def _verified(self, case: Case, session_id: str, state: SessionState, reused: bool = False) -> CaseResult:
         """The case's result; with --verify, after the citation check of its answer (once)."""

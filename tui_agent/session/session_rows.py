@@ -60,6 +60,8 @@ class SessionRow:
     tokens: int = 0
     eval_label: str | None = None
     case_id: str | None = None
+    team_parent: str | None = None  # a team research's sub-agent: its parent session
+    team_agent: int | None = None  # and its number there
 
     @property
     def shown_status(self) -> str:

@@ -47,7 +47,7 @@ from tui_agent.session.store_open import (  # noqa: F401 - re-exported: the stor
 )
 
 _COLUMNS = ("id, created, updated, question, model, status, termination, parent_id, fork_step, steps, cost_usd, "
-            "tool_calls, tokens, eval_label, case_id")
+            "tool_calls, tokens, eval_label, case_id, team_parent, team_agent")
 
 
 def _redacted(value: Any) -> Any:
@@ -251,15 +251,23 @@ class Store:
     def create_session(self, session_id: str, question: str, model: str, settings: dict[str, Any] | None = None,
                        parent_id: str | None = None, fork_step: int | None = None,
                        status: SessionStatus = SessionStatus.RUNNING, eval_label: str | None = None,
-                       case_id: str | None = None) -> None:
+                       case_id: str | None = None, team_parent: str | None = None,
+                       team_agent: int | None = None) -> None:
+        """``team_parent``/``team_agent``: a team research's sub-agent, its parent session and number."""
         now = time.time()
         owner = self.owner if status == SessionStatus.RUNNING else None
         self._write(
             "INSERT INTO sessions (id, created, updated, question, model, settings, parent_id, fork_step, status, "
-            "owner, eval_label, case_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "owner, eval_label, case_id, team_parent, team_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (session_id, now, now, hygiene.redact(question), model, json.dumps(_redacted(settings or {})),
-             parent_id, fork_step, status, owner, eval_label, case_id),
+             parent_id, fork_step, status, owner, eval_label, case_id, team_parent, team_agent),
         )
+
+    def team_children(self, session_id: str) -> list[SessionRow]:
+        """The sub-agents' child sessions of a team research, by agent number."""
+        with self._reading():
+            return [self._row(r) for r in self.conn.execute(
+                f"SELECT {_COLUMNS} FROM sessions WHERE team_parent=? ORDER BY team_agent, created", (session_id,))]
 
     def append(self, event: Event) -> None:
         """Append one event and commit it (``batch_steps``: commit its step when the next one

@@ -85,11 +85,20 @@ ALTER TABLE sessions ADD COLUMN case_id TEXT;
 CREATE INDEX IF NOT EXISTS sessions_by_eval ON sessions(eval_label, case_id);
 """
 
+# Team research (``tui_agent.team``): a sub-agent's child session names its parent and its number
+# there (``parent_id`` stays a fork's origin).
+_TEAM_AGENTS = """
+ALTER TABLE sessions ADD COLUMN team_parent TEXT;
+ALTER TABLE sessions ADD COLUMN team_agent INTEGER;
+CREATE INDEX IF NOT EXISTS sessions_by_team_parent ON sessions(team_parent);
+"""
+
 MIGRATIONS: list[tuple[str, str]] = [
     ("0001_initial", _INITIAL),
     ("0002_browser_figures", _BROWSER_FIGURES),
     ("0003_session_owner", _SESSION_OWNER),
     ("0004_eval_runs", _EVAL_RUNS),
+    ("0005_team_agents", _TEAM_AGENTS),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

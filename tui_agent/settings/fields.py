@@ -259,6 +259,10 @@ class Settings:
     """Plan mode: 'ask' writes a research plan before the first tool call for you to approve, edit, replan or skip; 'clarify' first lets the model ask up to three questions; the approved plan approves its own searches and visits."""
     plan_section_min_words: Positive = 30
     """Words an answer's section for a sub-question needs (with a citation) before the sub-question counts as answered rather than needing review."""
+    team: Annotated[bool, Flag(FRONT_END)] = False
+    """Team research: after the plan is approved (plan mode turns on as 'ask' when it is off), one sub-agent per sub-question researches it in its own context (collector prompt, search and visit plus the allowed MCP and plugin tools), each page it reads is pressed into facts with their URL, one section per sub-question is written from its facts, and the report is assembled with each section's sources. Calls, time, tokens and cost are one budget for the whole team."""
+    team_concurrency: Annotated[Positive, Flag(FRONT_END, metavar="N")] = 3
+    """Sub-agents of a team research that run at once; the others wait in a queue until one ends."""
 
     # ----------------------------------------------------------------------------------------
     def resolved_data_dir(self) -> Path:

@@ -267,6 +267,10 @@ def source_texts(state: SessionState) -> dict[int, str]:
         for n, text in _sections(call).items():
             if text.strip() and text not in out.get(n, []):
                 out.setdefault(n, []).append(text)
+    numbers = {s.url: s.number for s in state.sources.values()}
+    for url, facts in state.team.facts_by_url().items():  # a team's report: its sources' facts
+        if url in numbers and facts:
+            out.setdefault(numbers[url], []).append("\n".join(facts))
     return {n: "\n\n".join(parts) for n, parts in out.items()}
 
 
