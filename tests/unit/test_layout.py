@@ -263,3 +263,17 @@ def test_the_run_handle_is_below_the_front_end():
     for module in ("handle.py", "run_sink.py"):
         imports = _runtime_imports(ROOT / "agent" / module)
         assert not any(_within(i, FRONT_END + ("textual",)) for i in imports), module
+
+
+ORDER = ("kinds", "exit_codes", "safety", "settings", "config", "web", "model", "core", "tools", "protocol",
+         "context", "plan", "agent", "team", "verify", "session", "evals", "widgets", "screens", "app", "cli",
+         "__main__")
+"""The declared order, bottom first (docs/layout.md; scripts/layout_figures.py prints the same figure)."""
+
+
+def test_every_package_imports_only_packages_below_it_in_the_declared_order():
+    graph = _package_graph()
+    assert set(graph) <= set(ORDER), f"a package without a place in ORDER: {set(graph) - set(ORDER)}"
+    rank = {p: i for i, p in enumerate(ORDER)}
+    upward = sorted((p, q, sorted(mods)) for p, edges in graph.items() for q, mods in edges.items() if rank[q] > rank[p])
+    assert upward == []

@@ -35,6 +35,7 @@ class Region(StrEnum):
     PLAN = "plan"  # the plan pane
     CONTEXT = "context"  # the context view (what the next model call holds)
     NOTICES = "notices"  # the app's notifications
+    TEAM = "team"  # the team pane: one line per sub-agent
 
 
 R = Region
@@ -72,6 +73,10 @@ EFFECTS: dict[type[Event], frozenset[Region]] = {
     ev.VerificationStarted: frozenset({R.ANSWER}),
     ev.ClaimChecked: frozenset({R.ANSWER}),
     ev.VerificationEnded: frozenset({R.ANSWER, R.KEYS}),
+    ev.AgentStarted: frozenset({R.TEAM, R.HEADER}),
+    ev.FactsExtracted: frozenset({R.TEAM, R.CONTEXT}),
+    ev.AgentEnded: frozenset({R.TEAM, R.HEADER, R.GAUGE}),
+    ev.SectionWritten: frozenset({R.TEAM, R.ANSWER}),
 }
 ALL = frozenset(Region)
 
