@@ -137,17 +137,42 @@ def upward(edges: dict[tuple[str, str], list[str]]) -> list[str]:
     return out
 
 
-def event_reach(repo: Path) -> dict[str, int]:
-    """Each event class of ``core/events*.py`` → how many files of the package name it."""
-    root = repo / "tui_agent"
+def _event_names(root: Path) -> list[str]:
+    """The event classes of ``core/events*.py`` (``session/`` in a tree from before core/)."""
     names: list[str] = []
-    for path in sorted((root / "core").glob("events*.py")):
+    for path in sorted((root / "core").glob("events*.py")) + sorted((root / "session").glob("events*.py")):
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.ClassDef) and any(
                     isinstance(b, ast.Name) and b.id == "Event" for b in node.bases):
                 names.append(node.name)
+    return names
+
+
+def event_reach(repo: Path) -> dict[str, int]:
+    """Each event class → how many files of the package name it."""
+    root = repo / "tui_agent"
+    names = _event_names(root)
     used = [_identifiers(ast.parse(p.read_text(encoding="utf-8"))) for p in root.rglob("*.py")]
     return {n: sum(1 for ids in used if n in ids) for n in names}
+
+
+ENUMERATES = 0.8
+"""A file naming at least this share of the event classes enumerates them: a new kind must be entered there."""
+
+
+def event_registries(repo: Path) -> list[str]:
+    """The files (besides the events' own modules) that enumerate the event kinds: where adding one kind must
+    also go, before any view that shows it."""
+    root = repo / "tui_agent"
+    names = set(_event_names(root))
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        if p.name.startswith("events") or p.name == "event_base.py":
+            continue
+        ids = _identifiers(ast.parse(p.read_text(encoding="utf-8")))
+        if names and len(names & ids) >= ENUMERATES * len(names):
+            out.append(str(p.relative_to(repo)))
+    return out
 
 
 def _identifiers(tree: ast.AST) -> set[str]:
@@ -178,6 +203,11 @@ def main(argv: list[str]) -> int:
     print(f"\nupward imports against the declared order ({' < '.join(ORDER)}): {len(up)}")
     for line in up:
         print(f"  {line}")
+    registries = event_registries(repo)
+    print(f"\nfiles that enumerate every event kind (name >= {ENUMERATES:.0%} of them; a new kind goes in each): "
+          f"{len(registries)}")
+    for path in registries:
+        print(f"  {path}")
     reach = event_reach(repo)
     counts = sorted(reach.values())
     print(f"\nfiles touched by adding one event kind ({len(reach)} event classes; files of tui_agent/ naming each):")
