@@ -96,3 +96,19 @@ def test_the_readme_is_a_guide_of_at_most_500_lines_whose_links_resolve():
             assert (page.parent / target).resolve().is_file(), (page.name, target)
     linked = set(re.findall(r"\]\((docs/[a-z]+\.md)", readme))
     assert linked == {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}  # every page is reachable
+
+
+def test_the_readme_layout_names_every_room_in_the_declared_order():
+    """The Layout section's rooms are the package's, listed bottom first in the order the layout test pins."""
+    from tests.unit.test_layout import ORDER
+
+    section = README.read_text(encoding="utf-8").split("## Layout", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```", 2)[1]
+    rooms = sorted(p.name for p in (ROOT / "tui_agent").iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    column = [re.split(r"\s{2,}", line.strip())[0] for line in block.splitlines() if line.startswith("  ")]
+    shown = [r for cell in column for r in re.findall(r"\b([a-z_]+)/", cell)]
+    assert sorted(set(shown)) == rooms
+    rank = {p: i for i, p in enumerate(ORDER)}
+    front = {"widgets", "screens", "app"}  # written as the front end reads: app → screens → widgets
+    order = [rank[r] for r in shown if r not in front]
+    assert order == sorted(order)
