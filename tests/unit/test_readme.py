@@ -105,7 +105,7 @@ def test_the_readme_layout_names_every_room_in_the_declared_order():
     section = README.read_text(encoding="utf-8").split("## Layout", 1)[1].split("\n## ", 1)[0]
     block = section.split("```", 2)[1]
     rooms = sorted(p.name for p in (ROOT / "tui_agent").iterdir() if p.is_dir() and (p / "__init__.py").exists())
-    column = [re.split(r"\s{2,}", line.strip())[0] for line in block.splitlines() if line.startswith("  ")]
+    column = [re.split(r"\s{2,}", line.strip())[0] for line in block.splitlines() if line.startswith("  ") and line[2:3] != " "]
     shown = [r for cell in column for r in re.findall(r"\b([a-z_]+)/", cell)]
     assert sorted(set(shown)) == rooms
     rank = {p: i for i, p in enumerate(ORDER)}
