@@ -60,14 +60,16 @@ def make_app(chat: Any, tmp_path: Any, question: str | None = QUESTION, *, tool:
 
 
 def scripted_app(tmp_path: Any, script: list[Entry], question: str | None = QUESTION, *, tool: NoteTool | None = None,
+                 elapsed: Callable[[], float] | None = None, clock: Callable[[], float] | None = None,
                  **overrides: Any) -> tuple[ResearchApp, NoteTool, KitModel]:
     """The app whose runs call the in-memory scripted model (``model.calls`` is what it was sent)."""
     tool = tool or NoteTool()
-    model = KitModel(script)
     base: dict[str, Any] = dict(model="scripted/test", data_dir=str(tmp_path / "data"), context_window=32000,
                                 answer_reserve=4000, forced_answer_tokens=1000, extract=False)
-    app = ResearchApp(Settings(**(base | overrides)), question, tools=ToolRegistry([tool]), session_id=SESSION_ID,
-                      store=Store(tmp_path / "data"), run_kwargs={"llm": model})
+    settings = Settings(**(base | overrides))
+    model = KitModel(script, window=settings.context_window)  # the window the app was configured with
+    app = ResearchApp(settings, question, tools=ToolRegistry([tool]), session_id=SESSION_ID,
+                      store=Store(tmp_path / "data"), run_kwargs={"llm": model}, elapsed=elapsed, clock=clock)
     return app, tool, model
 
 
