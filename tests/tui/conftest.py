@@ -59,14 +59,19 @@ def make_app(chat: Any, tmp_path: Any, question: str | None = QUESTION, *, tool:
     return app, tool
 
 
+def scripted_settings(tmp_path: Any, **overrides: Any) -> Settings:
+    """Settings for an app on the scripted model, its store in ``tmp_path / "data"``."""
+    base: dict[str, Any] = dict(model="scripted/test", data_dir=str(tmp_path / "data"), context_window=32000,
+                                answer_reserve=4000, forced_answer_tokens=1000, extract=False)
+    return Settings(**(base | overrides))
+
+
 def scripted_app(tmp_path: Any, script: list[Entry], question: str | None = QUESTION, *, tool: NoteTool | None = None,
                  elapsed: Callable[[], float] | None = None, clock: Callable[[], float] | None = None,
                  **overrides: Any) -> tuple[ResearchApp, NoteTool, KitModel]:
     """The app whose runs call the in-memory scripted model (``model.calls`` is what it was sent)."""
     tool = tool or NoteTool()
-    base: dict[str, Any] = dict(model="scripted/test", data_dir=str(tmp_path / "data"), context_window=32000,
-                                answer_reserve=4000, forced_answer_tokens=1000, extract=False)
-    settings = Settings(**(base | overrides))
+    settings = scripted_settings(tmp_path, **overrides)
     model = KitModel(script, window=settings.context_window)  # the window the app was configured with
     app = ResearchApp(settings, question, tools=ToolRegistry([tool]), session_id=SESSION_ID,
                       store=Store(tmp_path / "data"), run_kwargs={"llm": model}, elapsed=elapsed, clock=clock)
