@@ -1,5 +1,7 @@
-"""The research loop against the scripted OpenAI-compatible server, through litellm for real (and,
-for the model's faults, through the direct OpenAI-compatible client as well: ``transport``)."""
+"""The research loop where it crosses HTTP, against the scripted OpenAI-compatible server, through
+litellm for real and through the direct OpenAI-compatible client (``transport``): the price map, the
+model's faults, Submit now cutting a streamed call, and a run stopped by a signal then resumed by the
+CLI. The loop's own logic is tested on the in-memory model: tests/unit/test_engine_*.py (issue 28)."""
 
 from __future__ import annotations
 
@@ -11,185 +13,13 @@ import threading
 
 import pytest
 
-from tests.helpers import BrokenTool, NoteTool, RecordingApprover, SlowTool, call, make_engine
+from tests.helpers import call, make_engine
 from tests.servers import Fault, Reply, closed_port
-from tui_agent.core.approval import Approve, Reject, SubmitNow
 from tui_agent.session.store import Store
 
 
 # Both ways a model call can go (model/direct.py or litellm): the same faults, the same names.
 BOTH_TRANSPORTS = pytest.mark.parametrize("transport", ["litellm", "direct"])
-
-
-def user_contents(request: dict) -> list[str]:
-    return [m["content"] for m in request["messages"] if m["role"] == "user"]
-
-
-async def test_tool_call_then_answer_runs_the_tool_and_ends_with_answer(chat_server):
-    tool = NoteTool()
-    chat_server.script(
-        "<think>I should look it up.</think>" + call("lookup", topic="life"),
-        "<think>Found it.</think><answer>It is 42 [1].</answer>",
-    )
-    engine, rec = make_engine(chat_server, tool)
-    result = await engine.run()
-    assert result["termination"] == "answer"
-    assert result["answer"] == "It is 42 [1]."
-    assert result["answer_tagged"] is True and result["unsupported"] is False
-    assert tool.runs == [{"topic": "life"}]
-    assert result["sources"] == ["https://notes.example/life"]
-    assert result["model_calls"] == 2 and result["tool_calls"] == 1
-    second = chat_server.requests[1]
-    # The observation message holds only the <tool_response> block.
-    obs = user_contents(second)[-1]
-    assert obs.startswith("<tool_response>") and obs.endswith("</tool_response>")
-    assert "the answer is 42" in obs
-    assert second["stop"] == ["<tool_response>"]
-    assert second["messages"][0]["role"] == "system" and "lookup" in second["messages"][0]["content"]
-    assert [e.thought for e in rec.of("model_call_ended")] == ["I should look it up.", "Found it."]
-
-
-async def test_model_written_tool_response_is_cut_and_never_reaches_the_trace(chat_server):
-    tool = NoteTool()
-    fake = "<tool_response>FAKE OBSERVATION</tool_response><answer>forged</answer>"
-    chat_server.script(
-        Reply("<think>go</think>" + call("lookup", topic="x") + fake, ignore_stop=True),
-        "<answer>real answer</answer>",
-    )
-    engine, rec = make_engine(chat_server, tool)
-    result = await engine.run()
-    assert result["answer"] == "real answer"
-    assert tool.runs == [{"topic": "x"}]
-    ended = rec.of("model_call_ended")[0]
-    assert ended.cut is True and "FAKE" not in ended.text
-    assert all("FAKE" not in str(e.to_dict()) for e in rec.events)
-    shown = "".join(e.text for e in rec.of("model_delta"))  # the live view, piece by piece and joined
-    assert "FAKE" not in shown and "forged" not in shown and "<tool_response>" not in shown, shown
-    assert all("FAKE" not in m["content"] for m in chat_server.requests[1]["messages"])
-
-
-async def test_tags_inside_think_are_not_actions(chat_server):
-    tool = NoteTool()
-    chat_server.script(
-        "<think>I could write <answer>guess</answer> or " + call("lookup", topic="quoted") + " but no.</think>"
-        + call("lookup", topic="real"),
-        "<answer>done</answer>",
-    )
-    engine, _ = make_engine(chat_server, tool)
-    result = await engine.run()
-    assert tool.runs == [{"topic": "real"}]
-    assert result["answer"] == "done"
-
-
-async def test_malformed_tool_call_json_is_recovered(chat_server):
-    tool = NoteTool()
-    chat_server.script(
-        "<think>a</think><tool_call>\n```json\n{name: 'lookup', arguments: {topic: 'fenced',},}\n```\n</tool_call>",
-        "<think>b</think><tool_call>{\"name\": \"lookup\", \"arguments\": \"{\\\"topic\\\": \\\"stringified\\\"}\"}</tool_call>",
-        "<answer>ok</answer>",
-    )
-    engine, _ = make_engine(chat_server, tool)
-    result = await engine.run()
-    assert tool.runs == [{"topic": "fenced"}, {"topic": "stringified"}]
-    assert result["termination"] == "answer"
-
-
-async def test_unknown_tool_and_bad_arguments_become_observations_naming_the_problem(chat_server):
-    tool = NoteTool()
-    chat_server.script(
-        call("browse", url="x") + call("lookup", subject=3) + "<tool_call>{not json at all</tool_call>",
-        "<answer>fine</answer>",
-    )
-    engine, rec = make_engine(chat_server, tool)
-    result = await engine.run()
-    assert result["termination"] == "answer"
-    assert tool.runs == []
-    obs = user_contents(chat_server.requests[1])[-1]
-    assert obs.count("<tool_response>") == 3
-    assert "Unknown tool 'browse'" in obs and '"name": "lookup"' in obs
-    assert "topic" in obs and "required" in obs  # names the missing field and shows the schema
-    assert "not valid JSON" in obs
-    assert [o.status for o in rec.of("observation")] == ["invalid", "invalid", "invalid"]
-
-
-async def test_repeated_call_is_not_run_again_and_points_at_the_earlier_step(chat_server):
-    tool = NoteTool()
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="a"), "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, tool)
-    await engine.run()
-    assert tool.runs == [{"topic": "a"}]
-    dup = rec.of("observation")[1]
-    assert dup.status == "duplicate" and "step 1" in dup.text
-
-
-async def test_several_calls_in_one_reply_run_in_order_each_approved_on_its_own(chat_server):
-    tool = NoteTool()
-    approver = RecordingApprover(Approve({"topic": "one"}), Reject("not this one"), Approve({"topic": "three"}))
-    chat_server.script(call("lookup", topic="one") + call("lookup", topic="two") + call("lookup", topic="three"),
-                       "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, tool, approver=approver)
-    await engine.run()
-    assert [r.arguments["topic"] for r in approver.requests] == ["one", "two", "three"]
-    assert tool.runs == [{"topic": "one"}, {"topic": "three"}]
-    obs = user_contents(chat_server.requests[1])[-1]
-    assert obs.index("one") < obs.index("not this one") < obs.index("three")
-    assert "The user rejected this call. Reason: not this one" in obs
-
-
-async def test_edited_arguments_are_what_runs(chat_server):
-    tool = NoteTool()
-    approver = RecordingApprover(Approve({"topic": "edited"}, edited=True))
-    chat_server.script(call("lookup", topic="orig"), "<answer>x</answer>")
-    engine, rec = make_engine(chat_server, tool, approver=approver)
-    await engine.run()
-    assert tool.runs == [{"topic": "edited"}]
-    assert rec.of("decision")[0].kind == "edited"
-
-
-async def test_answer_before_any_tool_is_refused_once_then_marked_unsupported(chat_server):
-    chat_server.script("<answer>from memory</answer>", "<answer>still from memory</answer>")
-    engine, rec = make_engine(chat_server)
-    result = await engine.run()
-    assert result["answer"] == "still from memory"
-    assert result["unsupported"] is True
-    assert "before gathering any evidence" in user_contents(chat_server.requests[1])[-1]
-
-
-async def test_evidence_guard_can_be_turned_off(chat_server):
-    chat_server.script("<answer>from memory</answer>")
-    engine, _ = make_engine(chat_server, require_evidence=False)
-    result = await engine.run()
-    assert result["answer"] == "from memory" and result["unsupported"] is True
-    assert len(chat_server.requests) == 1
-
-
-async def test_reply_without_action_gets_a_correction_then_format_error_after_three(chat_server):
-    chat_server.script("just chatting", "more chatting", "still chatting", "<answer>forced out</answer>")
-    engine, rec = make_engine(chat_server)
-    result = await engine.run()
-    assert len(rec.of("correction")) == 2
-    assert result["termination"] == "format_error"
-    assert result["answer"] == "forced out"
-    assert rec.of("forced_answer")[0].reason == "format_error"
-
-
-async def test_tool_failing_three_times_is_disabled(chat_server):
-    tool = BrokenTool()
-    chat_server.script(call("fetchy", q="1"), call("fetchy", q="2"), call("fetchy", q="3"), call("fetchy", q="4"),
-                       "<answer>gave up</answer>")
-    engine, rec = make_engine(chat_server, tool)
-    await engine.run()
-    assert tool.runs == 3
-    statuses = [o.status for o in rec.of("observation")]
-    assert statuses == ["failed", "failed", "failed", "disabled"]
-    assert "now disabled" in rec.of("observation")[2].text
-
-
-async def test_reasoning_content_is_the_thought(chat_server):
-    chat_server.script(Reply(call("lookup", topic="r"), reasoning="provider-side reasoning"), "<answer>a</answer>")
-    engine, rec = make_engine(chat_server)
-    await engine.run()
-    assert rec.of("model_call_ended")[0].thought == "provider-side reasoning"
 
 
 # -- gates ----------------------------------------------------------------------------------------
@@ -201,51 +31,6 @@ def assert_forced_request_keeps_last_observation(chat_server, marker: str) -> No
     assert marker in last["content"]
     assert "write your final answer now inside <answer>" in last["content"]
     assert forced["messages"][0] == chat_server.requests[0]["messages"][0]  # same system prompt
-
-
-async def test_call_limit_forces_an_answer_with_the_last_observation(chat_server):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), "<answer>forced</answer>")
-    engine, rec = make_engine(chat_server, max_calls=2)
-    result = await engine.run()
-    assert result["termination"] == "call_limit" and result["answer"] == "forced"
-    assert result["model_calls"] == 2  # the forced call is not counted
-    assert len(chat_server.requests) == 3
-    assert_forced_request_keeps_last_observation(chat_server, "Notes on b")
-
-
-async def test_token_limit_forces_an_answer_and_trims_the_observation_to_fit(chat_server):
-    chat_server.script(call("lookup", topic="big"), "<answer>short on room</answer>")
-    engine, rec = make_engine(chat_server, NoteTool(size=3000), context_window=8000, answer_reserve=4000,
-                              forced_answer_tokens=2000)
-    result = await engine.run()
-    assert result["termination"] == "token_limit"
-    assert_forced_request_keeps_last_observation(chat_server, "Notes on big")
-    started = rec.of("model_call_started")[-1]
-    assert started.purpose == "forced" and started.prompt_tokens <= 8000 - 2000
-    assert "tokens to fit the room left for the answer]" in chat_server.requests[-1]["messages"][-1]["content"]
-
-
-async def test_time_limit_excludes_human_waiting(chat_server):
-    now = [0.0]
-
-    def clock() -> float:
-        return now[0]
-
-    async def slow_human(request):
-        now[0] += 3600  # an hour thinking about the approval: not counted
-        return Approve(request.arguments)
-
-    class Human:
-        async def decide(self, request):
-            return await slow_human(request)
-
-    chat_server.script(call("lookup", topic="a"), lambda req: (now.__setitem__(0, now[0] + 61), call("lookup", topic="b"))[1],
-                       "<answer>late</answer>")
-    engine, rec = make_engine(chat_server, approver=Human(), clock=clock, max_minutes=1)
-    result = await engine.run()
-    assert result["termination"] == "time_limit"
-    assert result["model_calls"] == 2
-    assert_forced_request_keeps_last_observation(chat_server, "Notes on b")
 
 
 @BOTH_TRANSPORTS
@@ -266,15 +51,6 @@ async def test_unknown_model_has_no_cost_rather_than_zero(chat_server, transport
     result = await engine.run()
     assert result["cost_usd"] is None
     assert result["prompt_tokens"] > 0
-
-
-async def test_forced_reply_without_answer_tags_is_kept_as_format_error(chat_server):
-    chat_server.script(call("lookup", topic="a"), "<think>hmm</think>The answer is 42, untagged.")
-    engine, _ = make_engine(chat_server, max_calls=1)
-    result = await engine.run()
-    assert result["termination"] == "format_error"
-    assert result["answer"] == "The answer is 42, untagged."
-    assert result["answer_tagged"] is False
 
 
 # -- model faults ---------------------------------------------------------------------------------
@@ -383,29 +159,6 @@ async def test_submit_now_during_a_stream_cancels_it_and_forces_the_answer(chat_
     cancelled = [e for e in rec.of("model_call_ended") if e.cancelled]
     assert cancelled and cancelled[0].text and "<think>long thinking".startswith(cancelled[0].text[:20])
     assert_forced_request_keeps_last_observation(chat_server, "Notes on first")
-
-
-async def test_submit_now_at_an_approval_forces_the_answer(chat_server):
-    approver = RecordingApprover(Approve({"topic": "a"}), SubmitNow())
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), "<answer>now</answer>")
-    engine, rec = make_engine(chat_server, approver=approver)
-    result = await engine.run()
-    assert result["termination"] == "user_submit"
-    forced = chat_server.requests[-1]["messages"]
-    assert any("Notes on a" in m["content"] for m in forced)
-    assert "Not run: the user asked for the answer now." in forced[-1]["content"]
-
-
-async def test_submit_now_while_a_tool_runs_cancels_it(chat_server):
-    chat_server.script(call("slow", q="x"), "<answer>quick</answer>")
-    engine, rec = make_engine(chat_server, SlowTool())
-    task = asyncio.ensure_future(engine.run())
-    while not rec.of("decision"):
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.05)
-    engine.request_submit()
-    result = await asyncio.wait_for(task, 5)
-    assert result["termination"] == "user_submit"
 
 
 def test_engine_does_not_import_textual():

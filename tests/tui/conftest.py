@@ -1,5 +1,6 @@
-"""Helpers for the TUI tests: the app wired to the scripted chat server, a store in tmp_path,
-the local NoteTool, a fixed session id, and a temporary config directory (never the user's)."""
+"""Helpers for the TUI tests: the app wired to the in-memory scripted model (``scripted_app``) or to
+the scripted chat server (``make_app``, for what crosses HTTP), a store in tmp_path, the local
+NoteTool, a fixed session id, and a temporary config directory (never the user's)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from typing import Any, Callable
 import pytest
 
 from tests.helpers import NoteTool, settings_for
+from tests.unit.engine_kit import KitModel
+from tui_agent.config import Settings
+from tui_agent.model.scripted import Entry
 from tui_agent.app.application import ResearchApp
 from tui_agent.session.store import Store
 from tui_agent.tools.base import ToolRegistry
@@ -53,6 +57,30 @@ def make_app(chat: Any, tmp_path: Any, question: str | None = QUESTION, *, tool:
     app = ResearchApp(settings, question, tools=ToolRegistry([tool]), session_id=SESSION_ID, store=store,
                       elapsed=elapsed, clock=clock)
     return app, tool
+
+
+def scripted_settings(tmp_path: Any, **overrides: Any) -> Settings:
+    """Settings for an app on the scripted model, its store in ``tmp_path / "data"``."""
+    base: dict[str, Any] = dict(model="scripted/test", data_dir=str(tmp_path / "data"), context_window=32000,
+                                answer_reserve=4000, forced_answer_tokens=1000, extract=False)
+    return Settings(**(base | overrides))
+
+
+def scripted_app(tmp_path: Any, script: list[Entry], question: str | None = QUESTION, *, tool: NoteTool | None = None,
+                 elapsed: Callable[[], float] | None = None, clock: Callable[[], float] | None = None,
+                 **overrides: Any) -> tuple[ResearchApp, NoteTool, KitModel]:
+    """The app whose runs call the in-memory scripted model (``model.calls`` is what it was sent)."""
+    tool = tool or NoteTool()
+    settings = scripted_settings(tmp_path, **overrides)
+    model = KitModel(script, window=settings.context_window)  # the window the app was configured with
+    app = ResearchApp(settings, question, tools=ToolRegistry([tool]), session_id=SESSION_ID,
+                      store=Store(tmp_path / "data"), run_kwargs={"llm": model}, elapsed=elapsed, clock=clock)
+    return app, tool, model
+
+
+def sent_user_contents(messages: list[dict]) -> list[str]:
+    """The user messages' contents of one call to the scripted model."""
+    return [m["content"] for m in messages if m["role"] == "user"]
 
 
 async def wait_until(pilot: Any, condition: Callable[[], Any], timeout: float = 40.0, what: str = "") -> None:

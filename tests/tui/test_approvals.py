@@ -1,19 +1,18 @@
 """Approving, editing, rejecting, always-approve and auto mode, against the real engine and the
-scripted chat server: what the server receives is what counts."""
+in-memory scripted model: what the model is sent is what counts (issue 28: no HTTP server needed)."""
 
 from __future__ import annotations
 
 from textual.widgets import Input, Static, TextArea
 
 from tests.helpers import call
-from tests.tui.conftest import make_app, user_contents, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import scripted_app, sent_user_contents, wait_ended, wait_pending, wait_until
 
 ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 
 
-async def test_approve_runs_the_call_and_shows_the_answer(chat_server, tmp_path):
-    chat_server.script("<think>I should look it up.</think>" + call("lookup", topic="life"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_approve_runs_the_call_and_shows_the_answer(tmp_path):
+    app, tool, model = scripted_app(tmp_path, ["<think>I should look it up.</think>" + call("lookup", topic="life"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         assert app.status_label() == "awaiting approval"
@@ -24,15 +23,14 @@ async def test_approve_runs_the_call_and_shows_the_answer(chat_server, tmp_path)
         assert tool.runs == [{"topic": "life"}]
         assert app.status_label() == "ended: answer"
         assert app.last_result["answer"] == "It is 42 [1]."
-        assert "the answer is 42" in user_contents(chat_server.requests[1])[-1]
+        assert "the answer is 42" in sent_user_contents(model.calls[1].messages)[-1]
         assert app.session.calls["c1"].label == "approved"
         await wait_until(pilot, lambda: "It is 42 [1]." in app.main.query_one("#answer").text)
         assert "https://notes.example/life" in app.main.query_one("#answer").text
 
 
-async def test_enter_also_approves(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="enter"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_enter_also_approves(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="enter"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("enter")
@@ -40,9 +38,8 @@ async def test_enter_also_approves(chat_server, tmp_path):
         assert tool.runs == [{"topic": "enter"}]
 
 
-async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="original"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="original"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("e")
@@ -58,7 +55,7 @@ async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(
         await pilot.press("ctrl+s")
         await pilot.pause(0.2)
         assert "Not valid JSON" in str(error.render())
-        assert app.pending is not None and tool.runs == [] and len(chat_server.requests) == 1
+        assert app.pending is not None and tool.runs == [] and len(model.calls) == 1
 
         area.load_text('{"topic": 3}')  # JSON, but not what the schema allows
         await pilot.pause()
@@ -74,12 +71,11 @@ async def test_edit_invalid_json_is_refused_inline_then_valid_edit_is_what_runs(
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "edited"}]
         assert app.session.calls["c1"].label == "edited"
-        assert "Notes on edited" in user_contents(chat_server.requests[1])[-1]
+        assert "Notes on edited" in sent_user_contents(model.calls[1].messages)[-1]
 
 
-async def test_escape_leaves_the_editor_and_the_call_still_waits(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="x"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_escape_leaves_the_editor_and_the_call_still_waits(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="x"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("e")
@@ -91,9 +87,8 @@ async def test_escape_leaves_the_editor_and_the_call_still_waits(chat_server, tm
         assert tool.runs == [{"topic": "x"}]
 
 
-async def test_reject_with_a_reason_reaches_the_model(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="too broad"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_reject_with_a_reason_reaches_the_model(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="too broad"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("r")
@@ -109,13 +104,12 @@ async def test_reject_with_a_reason_reaches_the_model(chat_server, tmp_path):
         await wait_ended(pilot, app)
         assert tool.runs == []
         assert "The user rejected this call. Reason: search something narrower" in \
-            user_contents(chat_server.requests[1])[-1]
+            sent_user_contents(model.calls[1].messages)[-1]
         assert app.session.calls["c1"].label == "rejected"
 
 
-async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), call("lookup", topic="c"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_always_approve_stops_asking_for_that_tool(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), call("lookup", topic="c"), ANSWER])
     asked: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
@@ -128,9 +122,8 @@ async def test_always_approve_stops_asking_for_that_tool(chat_server, tmp_path):
         assert asked == []  # nothing asked after c1
 
 
-async def test_auto_mode_asks_nothing_for_that_run_only(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_auto_mode_asks_nothing_for_that_run_only(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.main.ready.is_set(), what="the main screen")
         await pilot.press("y")
@@ -142,14 +135,13 @@ async def test_auto_mode_asks_nothing_for_that_run_only(chat_server, tmp_path):
         assert not app.handle.auto_on() and not app.main.header.auto
 
 
-async def test_auto_mode_switched_on_while_a_request_is_on_its_way_approves_it(chat_server, tmp_path):
+async def test_auto_mode_switched_on_while_a_request_is_on_its_way_approves_it(tmp_path):
     """y pressed after the engine asked but before the question reached the screen, with the engine's
     loop yet to take the key: the request is approved when it arrives, never left waiting (a press
     right after the screen appeared once hung the run this way on a loaded machine)."""
     import threading
 
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), ANSWER])
     held: list = []
     deliver = app.decisions.ask
     app.decisions.ask = held.append  # the question is still on its way to the screen
@@ -173,9 +165,8 @@ async def test_auto_mode_switched_on_while_a_request_is_on_its_way_approves_it(c
         assert [c.label for c in app.session.calls.values()] == ["auto", "auto"]
 
 
-async def test_auto_mode_switched_on_at_a_prompt_approves_it(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_auto_mode_switched_on_at_a_prompt_approves_it(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("y")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, TextArea
 
-from tests.helpers import NoteTool, call, settings_for
+from tests.helpers import NoteTool, call
 from tests.tui.conftest import (
-    SESSION_ID, inspector_open, make_app, user_contents, wait_ended, wait_pending, wait_until,
+    SESSION_ID, inspector_open, scripted_app, sent_user_contents, wait_ended, wait_pending, wait_until,
 )
 from tui_agent.app.application import ResearchApp
 from tui_agent.screens.context_view import ContextViewScreen
@@ -65,10 +65,9 @@ async def select(pilot, app, target: str) -> None:
 
 
 async def test_x_opens_the_context_view_with_totals_the_gate_and_a_row_per_item_and_it_follows_the_run(
-        chat_server, tmp_path):
-    chat_server.script("<think>Look up a.</think>" + call("lookup", topic="a"),
-                       "<think>Now b.</think>" + call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, tool=big_tool())
+        tmp_path):
+    app, tool, model = scripted_app(tmp_path, ["<think>Look up a.</think>" + call("lookup", topic="a"),
+                       "<think>Now b.</think>" + call("lookup", topic="b"), ANSWER], tool=big_tool())
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await open_view(pilot, app)
@@ -103,9 +102,8 @@ def palette_lists(app, name: str) -> bool:
         name in str(found.first().get_option_at_index(0).prompt)
 
 
-async def test_the_palette_and_the_prompt_inspector_open_the_context_view(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_the_palette_and_the_prompt_inspector_open_the_context_view(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("ctrl+p")
@@ -127,9 +125,8 @@ async def test_the_palette_and_the_prompt_inspector_open_the_context_view(chat_s
 
 
 async def test_drop_then_restore_change_what_the_next_prompt_holds_and_wrong_actions_say_why(
-        chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), call("lookup", topic="c"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, tool=big_tool())
+        tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), call("lookup", topic="c"), ANSWER], tool=big_tool())
     async with app.run_test(size=(120, 40)) as pilot:
         await view_at_second_call(pilot, app)
         await select(pilot, app, "system")
@@ -152,7 +149,7 @@ async def test_drop_then_restore_change_what_the_next_prompt_holds_and_wrong_act
         assert "already dropped" in notes(app)
         await pilot.press("escape", "a")  # back to the main screen, approve c2
         await wait_pending(pilot, app, call_n=3)
-        sent = "\n".join(user_contents(chat_server.requests[2]))
+        sent = "\n".join(sent_user_contents(model.calls[2].messages))
         assert STUB in sent and f"{before:,} tokens]" in sent and "Notes on a" not in sent
         assert "Notes on b" in sent and FILLER in sent  # only the dropped one left
 
@@ -162,16 +159,15 @@ async def test_drop_then_restore_change_what_the_next_prompt_holds_and_wrong_act
         await wait_until(pilot, lambda: "dropped" not in table_rows(app)["obs:c1"][3], what="the restore")
         await pilot.press("escape", "a")
         await wait_ended(pilot, app)
-        sent = "\n".join(user_contents(chat_server.requests[3]))
+        sent = "\n".join(sent_user_contents(model.calls[3].messages))
         assert STUB not in sent and "Notes on a: the answer is 42." in sent
     kinds = [(e.kind, e.target) for e in Store(tmp_path / "data").events(SESSION_ID) if e.type == "context_edited"]
     assert kinds == [("drop", "obs:c1"), ("restore", "obs:c1")]
 
 
-async def test_a_pinned_observation_survives_truncate_and_cannot_be_dropped_until_unpinned(chat_server, tmp_path):
-    chat_server.script(*[call("lookup", topic=t) for t in "abcd"], ANSWER)
+async def test_a_pinned_observation_survives_truncate_and_cannot_be_dropped_until_unpinned(tmp_path):
     # A gate low enough that truncate (keep the last round) cuts the older observations.
-    app, tool = make_app(chat_server, tmp_path, tool=big_tool(), context_policy="truncate",
+    app, tool, model = scripted_app(tmp_path, [*[call("lookup", topic=t) for t in "abcd"], ANSWER], tool=big_tool(), context_policy="truncate",
                          context_keep_rounds=1, compact_at=0.1)
     async with app.run_test(size=(120, 40)) as pilot:
         await view_at_second_call(pilot, app)
@@ -187,7 +183,7 @@ async def test_a_pinned_observation_survives_truncate_and_cannot_be_dropped_unti
             await pilot.press("a")
         await wait_ended(pilot, app)
         assert app.session.context.compactions >= 1
-        last = "\n".join(user_contents(chat_server.requests[-1]))
+        last = "\n".join(sent_user_contents(model.calls[-1].messages))
         assert "Notes on a: the answer is 42." in last  # pinned: whole
         assert "[cut: observation of lookup" in last and "Notes on b" not in last  # not pinned: a stub
         await open_view(pilot, app)
@@ -201,10 +197,9 @@ async def test_a_pinned_observation_survives_truncate_and_cannot_be_dropped_unti
 
 
 async def test_summarise_shows_the_proposal_and_the_edited_summary_is_what_the_next_prompt_holds(
-        chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"),
-                       "Proposal one: a says 42 [1].", "Proposal two: a says 42 [1].", ANSWER)
-    app, tool = make_app(chat_server, tmp_path, tool=big_tool())
+        tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"),
+                       "Proposal one: a says 42 [1].", "Proposal two: a says 42 [1].", ANSWER], tool=big_tool())
     async with app.run_test(size=(120, 40)) as pilot:
         await view_at_second_call(pilot, app)
         await select(pilot, app, "obs:c1")
@@ -212,7 +207,7 @@ async def test_summarise_shows_the_proposal_and_the_edited_summary_is_what_the_n
         area = app.screen.query_one("#context-text", TextArea)
         await wait_until(pilot, lambda: area.text == "Proposal one: a says 42 [1].", what="the proposal")
         assert not area.read_only and area.has_focus
-        assert "Notes on a" in chat_server.requests[2]["messages"][-1]["content"]  # the summary call read it
+        assert "Notes on a" in model.calls[2].messages[-1]["content"]  # the summary call read it
         await pilot.press("escape")  # cancel: nothing changes
         await pilot.pause()
         assert "Summary discarded" in notes(app) and "summarised" not in table_rows(app)["obs:c1"][3]
@@ -227,15 +222,14 @@ async def test_summarise_shows_the_proposal_and_the_edited_summary_is_what_the_n
         assert "Edited: a gives 42 [1]" in area.text and area.read_only
         await pilot.press("escape", "a")
         await wait_ended(pilot, app)
-    sent = "\n".join(user_contents(chat_server.requests[4]))
+    sent = "\n".join(sent_user_contents(model.calls[4].messages))
     assert "[summary of observation of lookup" in sent and "Edited: a gives 42 [1]" in sent
     assert "Proposal" not in sent and "Notes on a" not in sent
 
 
-async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_original(chat_server, tmp_path):
+async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_original(tmp_path):
     tool = big_tool()
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"))
-    app, _ = make_app(chat_server, tmp_path, tool=tool)
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b")], tool=tool)
     async with app.run_test(size=(120, 40)) as pilot:
         await view_at_second_call(pilot, app)
         await select(pilot, app, "obs:c1")
@@ -244,21 +238,23 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
         await pilot.press("escape", "q", "y")  # quit while c2 waits: the session stays resumable
         await wait_until(pilot, lambda: not app.is_running, what="the app to exit")
 
-    chat_server.script(ANSWER)
-    settings = settings_for(chat_server, data_dir=str(tmp_path / "data"))
+    model.script.append(ANSWER)
+    settings = app.settings
     store = Store(tmp_path / "data")
-    resumed = ResearchApp(settings, None, resume=SESSION_ID, tools=ToolRegistry([tool]), store=store)
+    resumed = ResearchApp(settings, None, resume=SESSION_ID, tools=ToolRegistry([tool]), store=store,
+                          run_kwargs={"llm": model})
     async with resumed.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, resumed, call_n=2)
         await open_view(pilot, resumed)
         assert "dropped" in table_rows(resumed)["obs:c1"][3]  # the view shows the stored edit
         await pilot.press("escape", "a")
         await wait_ended(pilot, resumed)
-    sent = "\n".join(user_contents(chat_server.requests[-1]))
+    sent = "\n".join(sent_user_contents(model.calls[-1].messages))
     assert STUB in sent and "Notes on a" not in sent and "Notes on b" in sent
 
-    chat_server.script(ANSWER)
-    browser = ResearchApp(settings, None, tools=ToolRegistry([tool]), store=store, session_id="s-unused")
+    model.script.append(ANSWER)
+    browser = ResearchApp(settings, None, tools=ToolRegistry([tool]), store=store, session_id="s-unused",
+                          run_kwargs={"llm": model})
     async with browser.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(browser.screen, QuestionScreen), what="the question")
         await pilot.press("escape", "o")
@@ -269,8 +265,8 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
         await pilot.pause()
         await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: browser.session.session_id != "s-unused" and
-                         len(chat_server.requests) >= 4, what="the fork's call")
-        fork_sent = "\n".join(user_contents(chat_server.requests[-1]))
+                         len(model.calls) >= 4, what="the fork's call")
+        fork_sent = "\n".join(sent_user_contents(model.calls[-1].messages))
         assert "Notes on a: the answer is 42." in fork_sent and STUB not in fork_sent
         await wait_until(pilot, lambda: "obs:c1" in browser.session.context.items, what="the fork's state")
         await pilot.press("x")
@@ -278,9 +274,8 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
         assert "dropped" not in table_rows(browser)["obs:c1"][3]
 
 
-async def test_a_drop_made_at_a_breakpoint_reaches_the_call_that_waits(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, tool=big_tool(), breakpoint=True, auto_approve=True)
+async def test_a_drop_made_at_a_breakpoint_reaches_the_call_that_waits(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER], tool=big_tool(), breakpoint=True, auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: inspector_open(app), what="the first pause")
         await pilot.press("c")
@@ -297,5 +292,5 @@ async def test_a_drop_made_at_a_breakpoint_reaches_the_call_that_waits(chat_serv
         assert STUB in app.screen.messages[-1]["content"]  # the inspector shows what the call will send
         await pilot.press("c")
         await wait_ended(pilot, app)
-    sent = user_contents(chat_server.requests[1])[-1]
+    sent = sent_user_contents(model.calls[1].messages)[-1]
     assert STUB in sent and "Notes on a" not in sent

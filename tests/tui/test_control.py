@@ -7,8 +7,9 @@ from textual.widgets import Input, TextArea
 
 from tests.helpers import call
 from tests.servers import Fault, Reply
+from tui_agent.model import Reply as ModelReply
 from tests.tui.conftest import (
-    SESSION_ID, inspector_open, make_app, wait_ended, wait_pending, wait_until,
+    SESSION_ID, inspector_open, make_app, scripted_app, wait_ended, wait_pending, wait_until,
 )
 from tui_agent.screens.confirm import ConfirmScreen
 from tui_agent.screens.inspector import InspectorScreen
@@ -39,9 +40,8 @@ async def test_submit_now_during_a_stream_forces_the_answer_with_the_last_observ
         assert len(chat_server.requests) == 3
 
 
-async def test_submit_now_button_during_a_pending_approval(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), "<answer>now</answer>")
-    app, tool = make_app(chat_server, tmp_path)
+async def test_submit_now_button_during_a_pending_approval(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), "<answer>now</answer>"])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, 1)
         await pilot.press("a")
@@ -50,19 +50,18 @@ async def test_submit_now_button_during_a_pending_approval(chat_server, tmp_path
         await wait_ended(pilot, app)
         assert app.session.ended.termination == "user_submit"
         assert tool.runs == [{"topic": "a"}]
-        forced = chat_server.requests[-1]["messages"]
+        forced = model.calls[-1].messages
         assert any("Notes on a" in m["content"] for m in forced)
         assert "Not run: the user asked for the answer now." in forced[-1]["content"]
         assert app.session.calls["c2"].label == "not run"
 
 
-async def test_breakpoint_edit_of_the_system_prompt_is_what_the_server_receives(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
+async def test_breakpoint_edit_of_the_system_prompt_is_what_the_model_is_sent(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER], breakpoint=True, auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: inspector_open(app), what="the breakpoint")
         inspector = app.screen
-        assert inspector.paused and app.main.header.state == "paused" and not chat_server.requests
+        assert inspector.paused and app.main.header.state == "paused" and not model.calls
         assert 0 in inspector.editable and len(inspector.messages) - 1 in inspector.editable
         area = inspector.query_one("#message-text", TextArea)
         assert not area.read_only and area.text.startswith("You are")
@@ -78,34 +77,32 @@ async def test_breakpoint_edit_of_the_system_prompt_is_what_the_server_receives(
         assert not app.breakpoint
         await pilot.press("c")
         await wait_ended(pilot, app)
-        assert chat_server.requests[0]["messages"][0]["content"] == "EDITED SYSTEM PROMPT"
-        assert chat_server.requests[1]["messages"][0]["content"] == "EDITED SYSTEM PROMPT"
+        assert model.calls[0].messages[0]["content"] == "EDITED SYSTEM PROMPT"
+        assert model.calls[1].messages[0]["content"] == "EDITED SYSTEM PROMPT"
         store = Store(tmp_path / "data")
         edits = [e for e in store.events(SESSION_ID) if e.type == "prompt_edited"]
         assert [(e.index, e.role) for e in edits] == [(0, "system")]
 
 
-async def test_one_step_then_pause_again(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, breakpoint=True, auto_approve=True)
+async def test_one_step_then_pause_again(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), ANSWER], breakpoint=True, auto_approve=True)
     pauses = 0
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: inspector_open(app))
         pauses += 1
         await pilot.press("b")  # off: only `n` pauses now
         await pilot.press("n")
-        await wait_until(pilot, lambda: inspector_open(app) and len(chat_server.requests) == 1,
+        await wait_until(pilot, lambda: inspector_open(app) and len(model.calls) == 1,
                          what="the pause after one step")
         pauses += 1
         assert app.screen.step == 2
         await pilot.press("c")
         await wait_ended(pilot, app)
-        assert pauses == 2 and len(chat_server.requests) == 3
+        assert pauses == 2 and len(model.calls) == 3
 
 
-async def test_inspector_is_read_only_while_running(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_inspector_is_read_only_while_running(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("i")
@@ -120,19 +117,18 @@ async def test_inspector_is_read_only_while_running(chat_server, tmp_path):
         await wait_ended(pilot, app)
 
 
-async def test_submit_now_at_a_breakpoint(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), "<answer>at once</answer>")
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True, breakpoint=True)
+async def test_submit_now_at_a_breakpoint(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), "<answer>at once</answer>"], auto_approve=True, breakpoint=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: inspector_open(app))
         await pilot.press("c")
-        await wait_until(pilot, lambda: inspector_open(app) and len(chat_server.requests) == 1,
+        await wait_until(pilot, lambda: inspector_open(app) and len(model.calls) == 1,
                          what="the pause before step 2")
         await pilot.press("s")
         await wait_ended(pilot, app)
         assert app.session.ended.termination == "user_submit"
         assert app.screen is app.main
-        assert len(chat_server.requests) == 2 and "Notes on a" in chat_server.requests[1]["messages"][-1]["content"]
+        assert len(model.calls) == 2 and "Notes on a" in model.calls[1].messages[-1]["content"]
 
 
 async def test_model_error_then_retry_with_another_model_is_a_new_session(chat_server, tmp_path):
@@ -158,10 +154,9 @@ async def test_model_error_then_retry_with_another_model_is_a_new_session(chat_s
         assert sessions[app.session.session_id].termination == "answer"
 
 
-async def test_steps_can_be_browsed_while_the_run_waits(chat_server, tmp_path):
-    chat_server.script("<think>first thought</think>" + call("lookup", topic="a"),
-                       "<think>second thought</think>" + call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_steps_can_be_browsed_while_the_run_waits(tmp_path):
+    app, tool, model = scripted_app(tmp_path, ["<think>first thought</think>" + call("lookup", topic="a"),
+                       "<think>second thought</think>" + call("lookup", topic="b"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, 1)
         await pilot.press("a")
@@ -179,11 +174,10 @@ async def test_steps_can_be_browsed_while_the_run_waits(chat_server, tmp_path):
         await wait_ended(pilot, app)
 
 
-async def test_copy_says_what_it_did_and_save_asks_where_in_the_export_folder(chat_server, tmp_path, monkeypatch):
+async def test_copy_says_what_it_did_and_save_asks_where_in_the_export_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    chat_server.script(call("lookup", topic="life"), ANSWER)
     exports = tmp_path / "exports"
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True, export_dir=str(exports))
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="life"), ANSWER], auto_approve=True, export_dir=str(exports))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         await pilot.press("C")
@@ -208,9 +202,8 @@ async def test_copy_says_what_it_did_and_save_asks_where_in_the_export_folder(ch
         assert (tmp_path / "elsewhere" / "mine.md").read_text() == text
 
 
-async def test_quit_asks_while_a_run_is_active_and_the_session_stays(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_quit_asks_while_a_run_is_active_and_the_session_stays(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("q")
@@ -225,9 +218,8 @@ async def test_quit_asks_while_a_run_is_active_and_the_session_stays(chat_server
     assert row.termination == "cancelled"
 
 
-async def test_every_action_is_in_the_command_palette(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+async def test_every_action_is_in_the_command_palette(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         titles = {c.title for c in app.get_system_commands(app.screen)}
@@ -268,9 +260,8 @@ async def test_a_quit_session_is_resumed_from_the_command_line_and_the_browser_h
         assert app2.session.session_id == SESSION_ID
 
 
-async def test_the_sessions_browser_opens_from_the_app_with_its_store(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+async def test_the_sessions_browser_opens_from_the_app_with_its_store(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER], auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         assert "Sessions" in {c.title for c in app.get_system_commands(app.screen)}
@@ -282,9 +273,10 @@ async def test_the_sessions_browser_opens_from_the_app_with_its_store(chat_serve
         assert isinstance(app.screen, SessionsScreen) and app.screen.store is app.store
 
 
-async def test_a_forced_answer_cut_by_the_length_limit_is_marked_in_the_answer_pane(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), Reply("<answer>It is 42 [1], because", finish_reason="length"))
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True, max_calls=1)
+async def test_a_forced_answer_cut_by_the_length_limit_is_marked_in_the_answer_pane(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ModelReply("<answer>It is 42 [1], because",
+                                                                                    finish_reason="length")],
+                                    auto_approve=True, max_calls=1)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         assert app.session.answer.truncated and app.session.ended.termination == "call_limit"
@@ -357,7 +349,7 @@ async def test_m_works_while_a_call_is_retried_and_the_dialog_takes_an_api_key(c
     assert saved.stat().st_mode & 0o777 == 0o600  # a key is saved readable by its owner only
 
 
-async def test_the_header_says_what_start_up_waits_for(chat_server, tmp_path, monkeypatch):
+async def test_the_header_says_what_start_up_waits_for(tmp_path, monkeypatch):
     import threading
 
     import tui_agent.agent.handle as run_handle  # the run's thread imports the engine there
@@ -365,8 +357,7 @@ async def test_the_header_says_what_start_up_waits_for(chat_server, tmp_path, mo
     loaded = threading.Event()
     real = run_handle.warm_up
     monkeypatch.setattr(run_handle, "warm_up", lambda *settings: (loaded.wait(30), real(*settings)))
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True)
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER], auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: app.main.header.state == "loading model library…", what="the loading note")
         loaded.set()

@@ -7,21 +7,19 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import NoteTool, call
-from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import make_app, scripted_app, wait_ended, wait_pending, wait_until
 from tui_agent.screens.question import QuestionScreen
 
 ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 
 
-async def test_a_new_question_shows_no_step_numbers_of_the_last_session(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, auto_approve=True)
+async def test_a_new_question_shows_no_step_numbers_of_the_last_session(tmp_path):
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER], auto_approve=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         assert "step 2" in app.main.thought.border_title
         await pilot.press("N")
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
-        chat_server.script(call("lookup", topic="b"), ANSWER)
         app.screen.query_one("Input").value = "Another question?"
         titles: list[list[str]] = []
         reset = app.main.reset
@@ -40,15 +38,14 @@ PLAN = {"sub_questions": [{"question": "What does the note say?", "acceptance": 
                            "queries": ["note number"]}], "domains": ["notes.example"]}
 
 
-async def test_the_header_says_a_plan_or_clarifying_questions_wait_for_you(chat_server, tmp_path):
+async def test_the_header_says_a_plan_or_clarifying_questions_wait_for_you(tmp_path):
     import json
 
     from textual.widgets import Input
 
     from tui_agent.screens.plan import ClarifyScreen, PlanScreen
 
-    chat_server.script(json.dumps({"questions": ["Which notes?"]}), json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="clarify", require_evidence=False)
+    app, _, model = scripted_app(tmp_path, [json.dumps({"questions": ["Which notes?"]}), json.dumps(PLAN), ANSWER], plan="clarify", require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ClarifyScreen) and app.screen.query(Input),
                          what="the questions")
@@ -108,11 +105,10 @@ def calls_row(app, call_id: str = "c1") -> dict[str, str]:
     return {str(key.value): str(steps.get_cell(call_id, key.value)) for key in steps.columns}
 
 
-async def test_the_calls_list_shows_the_mcp_tool_not_its_prefix(chat_server, tmp_path):
+async def test_the_calls_list_shows_the_mcp_tool_not_its_prefix(tmp_path):
     from rich.cells import cell_len
 
-    chat_server.script(call(FileTool.name, topic="a"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, tool=FileTool())
+    app, _, model = scripted_app(tmp_path, [call(FileTool.name, topic="a"), ANSWER], tool=FileTool())
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_pending(pilot, app)
         cell = calls_row(app)["tool"]
@@ -122,9 +118,8 @@ async def test_the_calls_list_shows_the_mcp_tool_not_its_prefix(chat_server, tmp
         await wait_ended(pilot, app)
 
 
-async def test_a_call_an_allow_policy_ran_shows_as_allowed_by_policy(chat_server, tmp_path):
-    chat_server.script(call(FileTool.name, topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, tool=FileTool(), tool_policies={"mcp__filesystem__*": "allow"})
+async def test_a_call_an_allow_policy_ran_shows_as_allowed_by_policy(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [call(FileTool.name, topic="a"), ANSWER], tool=FileTool(), tool_policies={"mcp__filesystem__*": "allow"})
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         assert tool.runs == [{"topic": "a"}]  # it ran without asking
@@ -134,13 +129,12 @@ async def test_a_call_an_allow_policy_ran_shows_as_allowed_by_policy(chat_server
         assert "allowed by policy" in str(app.main.action.query_one("#call-view").render())
 
 
-async def test_the_inspector_counts_an_edited_message_again(chat_server, tmp_path):
+async def test_the_inspector_counts_an_edited_message_again(tmp_path):
     from textual.widgets import DataTable, TextArea
 
     from tests.tui.conftest import inspector_open
 
-    chat_server.script(ANSWER)
-    app, _ = make_app(chat_server, tmp_path, breakpoint=True, require_evidence=False)
+    app, _, model = scripted_app(tmp_path, [ANSWER], breakpoint=True, require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: inspector_open(app), what="the breakpoint")
         inspector = app.screen
@@ -166,10 +160,10 @@ def words(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("width", [80, 100, 160])
-async def test_the_gauge_keeps_one_format_as_the_run_goes_and_explains_measured(chat_server, tmp_path, width):
+async def test_the_gauge_keeps_one_format_as_the_run_goes_and_explains_measured(tmp_path, width):
     from tui_agent.widgets.token_gauge import GaugeFigures, TokenGauge
 
-    app, _ = make_app(chat_server, tmp_path, question=None)
+    app, _, model = scripted_app(tmp_path, [], question=None)
     async with app.run_test(size=(width, 30)) as pilot:
         await pilot.pause()
         gauge = app.main.query_one(TokenGauge)
@@ -186,10 +180,10 @@ async def test_the_gauge_keeps_one_format_as_the_run_goes_and_explains_measured(
         assert "estimated" in tip and "measured" in tip and "reserve" in tip
 
 
-async def test_the_model_dialog_before_any_question_does_not_promise_a_rerun(chat_server, tmp_path):
+async def test_the_model_dialog_before_any_question_does_not_promise_a_rerun(tmp_path):
     from tui_agent.screens.setup import ModelScreen
 
-    app, _ = make_app(chat_server, tmp_path, question=None)
+    app, _, model = scripted_app(tmp_path, [], question=None)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
         await pilot.press("escape", "m")
@@ -199,11 +193,10 @@ async def test_the_model_dialog_before_any_question_does_not_promise_a_rerun(cha
         assert "question" in note  # what comes next: the question is asked
 
 
-async def test_the_model_dialog_after_a_run_says_the_question_runs_again(chat_server, tmp_path):
+async def test_the_model_dialog_after_a_run_says_the_question_runs_again(tmp_path):
     from tui_agent.screens.setup import ModelScreen
 
-    chat_server.script(ANSWER)
-    app, _ = make_app(chat_server, tmp_path, require_evidence=False)
+    app, _, model = scripted_app(tmp_path, [ANSWER], require_evidence=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_ended(pilot, app)
         await pilot.press("m")
@@ -217,11 +210,10 @@ def told_to_quit(app) -> bool:
 
 
 @pytest.mark.parametrize("where", ["question dialog", "main screen", "model dialog"])
-async def test_ctrl_c_says_how_to_quit_wherever_it_is_pressed(chat_server, tmp_path, where):
+async def test_ctrl_c_says_how_to_quit_wherever_it_is_pressed(tmp_path, where):
     from tui_agent.screens.setup import ModelScreen
 
-    chat_server.script(call("lookup", topic="a"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, question="What is it?" if where == "main screen" else None)
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="a"), ANSWER], question="What is it?" if where == "main screen" else None)
     async with app.run_test(size=(100, 30)) as pilot:
         if where == "main screen":
             await wait_pending(pilot, app)
@@ -236,11 +228,11 @@ async def test_ctrl_c_says_how_to_quit_wherever_it_is_pressed(chat_server, tmp_p
         assert app.is_running and app.return_code is None
 
 
-async def test_ctrl_c_still_copies_the_text_selected_in_a_box(chat_server, tmp_path):
+async def test_ctrl_c_still_copies_the_text_selected_in_a_box(tmp_path):
     from textual.widgets import Input
     from textual.widgets.input import Selection
 
-    app, _ = make_app(chat_server, tmp_path, question=None)
+    app, _, model = scripted_app(tmp_path, [], question=None)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question dialog")
         box = app.screen.query_one(Input)
@@ -252,15 +244,14 @@ async def test_ctrl_c_still_copies_the_text_selected_in_a_box(chat_server, tmp_p
         assert any("Copied" in n.message for n in app._notifications) and told_to_quit(app)
 
 
-async def test_the_browser_counts_the_tools_a_live_session_ran(chat_server, tmp_path):
+async def test_the_browser_counts_the_tools_a_live_session_ran(tmp_path):
     """Issue 26 item 7: a running (here: waiting) session whose call ran showed `tools 0`."""
     from textual.widgets import DataTable
 
     from tests.tui.conftest import SESSION_ID
     from tui_agent.screens.sessions import SessionsScreen
 
-    chat_server.script(call("lookup", topic="a"), call("lookup", topic="b"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path)
+    app, tool, model = scripted_app(tmp_path, [call("lookup", topic="a"), call("lookup", topic="b"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, 1)
         await pilot.press("a")
@@ -275,8 +266,8 @@ async def test_the_browser_counts_the_tools_a_live_session_ran(chat_server, tmp_
         assert row["status"] in ("running", "awaiting approval") and row["tools"] == "1", row
 
 
-async def test_at_80x24_the_thought_panes_placeholder_is_whole(chat_server, tmp_path):
-    app, _ = make_app(chat_server, tmp_path, question=None)
+async def test_at_80x24_the_thought_panes_placeholder_is_whole(tmp_path):
+    app, _, model = scripted_app(tmp_path, [], question=None)
     from textual.geometry import Region
 
     async with app.run_test(size=(80, 24)) as pilot:

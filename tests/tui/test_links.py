@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.tui.conftest import make_app, wait_ended, wait_until
+from tests.tui.conftest import scripted_app, wait_ended, wait_until
 
 ANSWER = ("<answer>Read [https://docs.example/guide](https://evil.example/phish), open "
           "[the file](vscode://file/etc/passwd), see ![a chart](javascript:alert(1)) and "
@@ -27,12 +27,11 @@ def _links(markdown) -> list[tuple[str, str]]:
     return found
 
 
-async def test_answer_links_open_only_http_urls_and_only_the_url_they_show(chat_server, tmp_path):
+async def test_answer_links_open_only_http_urls_and_only_the_url_they_show(tmp_path):
     from textual.widgets import Markdown
     from textual.widgets._markdown import MarkdownBlock
 
-    chat_server.script(ANSWER)
-    app, _ = make_app(chat_server, tmp_path, require_evidence=False)
+    app, _, model = scripted_app(tmp_path, [ANSWER], require_evidence=False)
     opened: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         app._driver.open_url = lambda url, new_tab=True: opened.append(url)  # what reaches the system
@@ -51,8 +50,8 @@ async def test_answer_links_open_only_http_urls_and_only_the_url_they_show(chat_
         assert sorted(set(opened)) == ["https://evil.example/phish", "https://ok.example/page"]
 
 
-async def test_a_notice_quoting_markup_shows_it_as_text_and_makes_no_link(chat_server, tmp_path):
-    app, _ = make_app(chat_server, tmp_path, question=None)
+async def test_a_notice_quoting_markup_shows_it_as_text_and_makes_no_link(tmp_path):
+    app, _, model = scripted_app(tmp_path, [], question=None)
     said = "MCP server 'x' said: [link=vscode://file/etc/passwd]details[/link] [@click=app.quit]ok[/]"
     async with app.run_test(size=(120, 40)) as pilot:
         app.notify(said)

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, TextArea
 
-from tests.servers import Reply, ToolCall
-from tests.tui.conftest import inspector_open, make_app, wait_ended, wait_until
+from tests.tui.conftest import inspector_open, scripted_app, wait_ended, wait_until
+from tui_agent.model import Reply
 
 
-async def test_the_inspector_shows_the_tools_sent_the_calls_and_the_results_ids(chat_server, tmp_path):
-    chat_server.script(Reply("Looking.", tool_calls=[ToolCall("lookup", {"topic": "a"}, id="call_A")]),
-                       "It is 42 [1].")
-    app, tool = make_app(chat_server, tmp_path, auto_approve=True, breakpoint=True, protocol="native")
+async def test_the_inspector_shows_the_tools_sent_the_calls_and_the_results_ids(tmp_path):
+    looking = Reply("Looking.", tool_calls=[{"id": "call_A", "type": "function",
+                                             "function": {"name": "lookup", "arguments": '{"topic": "a"}'}}])
+    app, tool, model = scripted_app(tmp_path, [looking, "It is 42 [1]."], auto_approve=True, breakpoint=True,
+                                    protocol="native")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: inspector_open(app), what="the pause before step 1")
         await pilot.press("c")
-        await wait_until(pilot, lambda: inspector_open(app) and len(chat_server.requests) == 1,
+        await wait_until(pilot, lambda: inspector_open(app) and len(model.calls) == 1,
                          what="the pause before step 2")
         screen = app.screen
         table = screen.query_one("#messages", DataTable)

@@ -5,15 +5,14 @@ clock is injected, so nothing here races two timers."""
 from __future__ import annotations
 
 from tests.helpers import call
-from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import scripted_app, wait_ended, wait_pending, wait_until
 
 ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 
 
-async def test_a_waiting_call_shows_its_wait_and_rings_once_after_notify_after_s(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="life"), call("lookup", topic="again"), ANSWER)
+async def test_a_waiting_call_shows_its_wait_and_rings_once_after_notify_after_s(tmp_path):
     now = [1000.0]
-    app, _ = make_app(chat_server, tmp_path, clock=lambda: now[0], notify_after_s=10)
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="life"), call("lookup", topic="again"), ANSWER], clock=lambda: now[0], notify_after_s=10)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         assert app.main.header.waited == "0s"
@@ -39,11 +38,10 @@ async def test_a_waiting_call_shows_its_wait_and_rings_once_after_notify_after_s
         await wait_until(pilot, lambda: app.main.header.waited == "", what="the wait to clear")
 
 
-async def test_notify_off_never_rings_and_bell_only_rings(chat_server, tmp_path):
+async def test_notify_off_never_rings_and_bell_only_rings(tmp_path):
     for mode, expected in (("off", []), ("bell", ["\a"])):
-        chat_server.script(call("lookup", topic="life"), ANSWER)
         now = [1000.0]
-        app, _ = make_app(chat_server, tmp_path / mode, clock=lambda: now[0], notify=mode, notify_after_s=5)
+        app, _, model = scripted_app(tmp_path / mode, [call("lookup", topic="life"), ANSWER], clock=lambda: now[0], notify=mode, notify_after_s=5)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_pending(pilot, app)
             now[0] += 20
@@ -53,16 +51,15 @@ async def test_notify_off_never_rings_and_bell_only_rings(chat_server, tmp_path)
             await wait_ended(pilot, app)
 
 
-async def test_a_plan_waiting_for_its_decision_rings_like_a_call(chat_server, tmp_path):
+async def test_a_plan_waiting_for_its_decision_rings_like_a_call(tmp_path):
     import json
 
     from tui_agent.screens.plan import PlanScreen
 
     plan = {"sub_questions": [{"question": "What does the note say?", "acceptance": "the number",
                                "queries": ["note number"]}]}
-    chat_server.script(json.dumps(plan), "<answer>skipped</answer>")
     now = [1000.0]
-    app, _ = make_app(chat_server, tmp_path, clock=lambda: now[0], notify_after_s=10, plan="ask",
+    app, _, model = scripted_app(tmp_path, [json.dumps(plan), "<answer>skipped</answer>"], clock=lambda: now[0], notify_after_s=10, plan="ask",
                       require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen), what="the plan dialog")

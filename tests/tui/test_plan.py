@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from textual.widgets import Input
 
 from tests.helpers import call
-from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import scripted_app, wait_ended, wait_pending, wait_until
 from tui_agent.screens.plan import ClarifyScreen, PlanScreen
 from tui_agent.widgets.plan_pane import PlanPane
 
@@ -24,9 +24,8 @@ def plan_open(app) -> bool:
     return isinstance(app.screen, PlanScreen) and bool(app.screen.query("#plan-view"))
 
 
-async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_server, tmp_path):
-    chat_server.script(json.dumps(PLAN), call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, plan="ask")
+async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [json.dumps(PLAN), call("lookup", topic="a"), ANSWER], plan="ask")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
         assert "note number" in str(app.screen.query_one("#plan-view").render())
@@ -46,7 +45,7 @@ async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_se
         assert plan.sub_questions[0].question == "What number does the note give?"
         assert plan.sub_questions[0].queries == ["note number", "the number in the note"]
         assert [d.kind for d in app.session.plan.decisions] == ["edited"]
-        research = chat_server.requests[1]["messages"][1]["content"]
+        research = model.calls[1].messages[1]["content"]
         assert "What number does the note give?" in research and "the number in the note" in research
         pane = app.main.query_one(PlanPane)
         assert pane.display and "1/1 answered" in pane.border_title
@@ -54,10 +53,9 @@ async def test_propose_edit_the_fields_then_approve_runs_the_edited_plan(chat_se
 
 
 @asynccontextmanager
-async def plan_editor(chat_server, tmp_path, key: str):
+async def plan_editor(tmp_path, key: str):
     """A plan proposed and its dialog open in the editor ``key`` opens (j: JSON, e: fields)."""
-    chat_server.script(json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    app, _, model = scripted_app(tmp_path, [json.dumps(PLAN), ANSWER], plan="ask", require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
         await pilot.press(key)
@@ -73,8 +71,8 @@ async def saved_with_error(pilot, app) -> str:
     return error
 
 
-async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(chat_server, tmp_path):
-    async with plan_editor(chat_server, tmp_path, "j") as (app, pilot):
+async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(tmp_path):
+    async with plan_editor(tmp_path, "j") as (app, pilot):
         area = app.screen.query_one("#plan-json")
         area.text = json.dumps({"sub_questions": []})
         assert "sub_questions" in await saved_with_error(pilot, app)
@@ -84,8 +82,8 @@ async def test_edit_the_json_is_checked_against_the_schema_before_it_approves(ch
         assert app.session.plan.approved.domains == ["edited.example"]
 
 
-async def test_the_json_editor_rejects_a_sub_question_without_acceptance_or_queries(chat_server, tmp_path):
-    async with plan_editor(chat_server, tmp_path, "j") as (app, pilot):
+async def test_the_json_editor_rejects_a_sub_question_without_acceptance_or_queries(tmp_path):
+    async with plan_editor(tmp_path, "j") as (app, pilot):
         area = app.screen.query_one("#plan-json")
         bare = {"question": "Which year?", "acceptance": "", "queries": []}
         area.text = json.dumps({"sub_questions": [PLAN["sub_questions"][0], bare]})
@@ -97,8 +95,8 @@ async def test_the_json_editor_rejects_a_sub_question_without_acceptance_or_quer
         assert app.session.plan.approved.sub_questions[0].queries == ["note year"]
 
 
-async def test_the_fields_editor_rejects_an_emptied_acceptance(chat_server, tmp_path):
-    async with plan_editor(chat_server, tmp_path, "e") as (app, pilot):
+async def test_the_fields_editor_rejects_an_emptied_acceptance(tmp_path):
+    async with plan_editor(tmp_path, "e") as (app, pilot):
         await wait_until(pilot, lambda: app.screen.query("#sq-1-acceptance"), what="the fields")
         app.screen.query_one("#sq-1-acceptance", Input).value = ""
         error = await saved_with_error(pilot, app)
@@ -108,8 +106,8 @@ async def test_the_fields_editor_rejects_an_emptied_acceptance(chat_server, tmp_
         await wait_ended(pilot, app)
 
 
-async def test_the_plan_editor_refuses_an_ip_address_or_a_bare_suffix_as_a_domain_and_says_why(chat_server, tmp_path):
-    async with plan_editor(chat_server, tmp_path, "e") as (app, pilot):
+async def test_the_plan_editor_refuses_an_ip_address_or_a_bare_suffix_as_a_domain_and_says_why(tmp_path):
+    async with plan_editor(tmp_path, "e") as (app, pilot):
         await wait_until(pilot, lambda: app.screen.query("#plan-domains"), what="the fields")
         domains = app.screen.query_one("#plan-domains", Input)
         for value, reason in (("notes.example, 0.0.1", "IP address"), ("com", "public suffix alone")):
@@ -121,10 +119,9 @@ async def test_the_plan_editor_refuses_an_ip_address_or_a_bare_suffix_as_a_domai
         assert app.session.plan.approved.domains == ["notes.example"]
 
 
-async def test_replan_with_feedback_sends_it_to_the_next_proposal(chat_server, tmp_path):
+async def test_replan_with_feedback_sends_it_to_the_next_proposal(tmp_path):
     second = dict(PLAN, sub_questions=[dict(PLAN["sub_questions"][0], question="A narrower question?")])
-    chat_server.script(json.dumps(PLAN), json.dumps(second), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="ask", require_evidence=False)
+    app, _, model = scripted_app(tmp_path, [json.dumps(PLAN), json.dumps(second), ANSWER], plan="ask", require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
         await pilot.press("r")
@@ -133,15 +130,14 @@ async def test_replan_with_feedback_sends_it_to_the_next_proposal(chat_server, t
         await pilot.press("enter")
         await wait_until(pilot, lambda: plan_open(app) and app.screen.request.attempt == 2, what="proposal 2")
         assert "A narrower question?" in str(app.screen.query_one("#plan-view").render())
-        assert "narrower, please" in chat_server.requests[1]["messages"][-1]["content"]
+        assert "narrower, please" in model.calls[1].messages[-1]["content"]
         await pilot.press("a")
         await wait_ended(pilot, app)
         assert [d.kind for d in app.session.plan.decisions] == ["replan", "approved"]
 
 
-async def test_skip_researches_without_a_plan(chat_server, tmp_path):
-    chat_server.script(json.dumps(PLAN), call("lookup", topic="a"), ANSWER)
-    app, tool = make_app(chat_server, tmp_path, plan="ask")
+async def test_skip_researches_without_a_plan(tmp_path):
+    app, tool, model = scripted_app(tmp_path, [json.dumps(PLAN), call("lookup", topic="a"), ANSWER], plan="ask")
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
         await pilot.press("k")
@@ -149,13 +145,12 @@ async def test_skip_researches_without_a_plan(chat_server, tmp_path):
         assert "outside the plan" not in app.main.action.border_title  # no plan: nothing is outside it
         await pilot.press("a")
         await wait_ended(pilot, app)
-        assert app.session.plan.skipped and "Research plan" not in chat_server.requests[1]["messages"][1]["content"]
+        assert app.session.plan.skipped and "Research plan" not in model.calls[1].messages[1]["content"]
         assert "skipped" in str(app.main.query_one(PlanPane).render())
 
 
-async def test_clarify_questions_are_answered_in_the_tui_and_join_the_question(chat_server, tmp_path):
-    chat_server.script(json.dumps({"questions": ["Which notes?", "Which year?"]}), json.dumps(PLAN), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, plan="clarify", require_evidence=False)
+async def test_clarify_questions_are_answered_in_the_tui_and_join_the_question(tmp_path):
+    app, _, model = scripted_app(tmp_path, [json.dumps({"questions": ["Which notes?", "Which year?"]}), json.dumps(PLAN), ANSWER], plan="clarify", require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ClarifyScreen) and app.screen.query(Input),
                          what="the questions")
@@ -163,16 +158,15 @@ async def test_clarify_questions_are_answered_in_the_tui_and_join_the_question(c
         await pilot.press("enter")  # to the next question
         await pilot.press("enter")  # left open: sends
         await wait_until(pilot, lambda: plan_open(app), what="the plan dialog")
-        assert "Which notes? — the local ones" in chat_server.requests[1]["messages"][1]["content"]
+        assert "Which notes? — the local ones" in model.calls[1].messages[1]["content"]
         await pilot.press("a")
         await wait_ended(pilot, app)
         assert app.session.plan.answers == ["the local ones", ""]
-        assert "the local ones" in chat_server.requests[2]["messages"][1]["content"]
+        assert "the local ones" in model.calls[2].messages[1]["content"]
 
 
-async def test_p_cycles_plan_mode_for_the_next_question(chat_server, tmp_path):
-    chat_server.script(ANSWER)
-    app, _ = make_app(chat_server, tmp_path, require_evidence=False)
+async def test_p_cycles_plan_mode_for_the_next_question(tmp_path):
+    app, _, model = scripted_app(tmp_path, [ANSWER], require_evidence=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, app)
         modes = []

@@ -17,11 +17,12 @@ import time
 from textual.widgets import DataTable
 
 from tests.helpers import NoteTool, call, settings_for
-from tests.servers import Fault
 from tests.integration.test_cli import ARTICLE, cli, isolated_env
-from tests.tui.conftest import wait_ended, wait_pending, wait_until
+from tests.tui.conftest import scripted_settings, wait_ended, wait_pending, wait_until
+from tests.unit.engine_kit import KitModel
 from tui_agent.app.application import ResearchApp
 from tui_agent.app.leaving import leaving_note
+from tui_agent.model.scripted import Partial
 from tui_agent.screens.inspector import InspectorScreen
 from tui_agent.screens.question import QuestionScreen
 from tui_agent.screens.sessions import SessionsScreen, SessionViewScreen
@@ -108,14 +109,14 @@ async def test_kill_9_while_a_visit_awaits_approval_then_resume_in_the_tui(tmp_p
     assert sid in note and "ended: answer" in note
 
 
-async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto_mode(tmp_path, chat_server):
+async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto_mode(tmp_path):
     tool = NoteTool()
-    chat_server.script("<think>First a.</think>" + call("lookup", topic="a"),
-                       "<think>Then b.</think>" + call("lookup", topic="b"), Fault(hang=True))
-    settings = settings_for(chat_server, data_dir=str(tmp_path / "data"))
+    model = KitModel(["<think>First a.</think>" + call("lookup", topic="a"),
+                      "<think>Then b.</think>" + call("lookup", topic="b"), Partial()])  # the third call hangs
+    settings = scripted_settings(tmp_path)
     store = Store(tmp_path / "data")
     first = ResearchApp(settings, "What is the answer?", tools=ToolRegistry([tool]), store=store,
-                        session_id="s-first")
+                        session_id="s-first", run_kwargs={"llm": model})
     async with first.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, first)
         await pilot.press("y")  # auto mode for this run: c1 and c2 run without asking
@@ -126,10 +127,10 @@ async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto
         await pilot.press("y")  # yes, quit
         await pilot.pause()
     assert store.get_session("s-first").status == "cancelled"
-    chat_server.script("<think>And c.</think>" + call("lookup", topic="c"), ANSWER)
+    model.script.extend(["<think>And c.</think>" + call("lookup", topic="c"), ANSWER])
     # No --model now: a resumed session brings its own (no setup screen).
-    app = ResearchApp(settings_for(chat_server, data_dir=str(tmp_path / "data"), model=None), None, resume="s-first",
-                      tools=ToolRegistry([tool]), store=store)
+    app = ResearchApp(scripted_settings(tmp_path, model=None), None, resume="s-first",
+                      tools=ToolRegistry([tool]), store=store, run_kwargs={"llm": model})
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, call_n=3)  # asked again: auto mode stayed with the first run
         assert not app.handle.auto_on() and not app.main.header.auto
@@ -146,19 +147,19 @@ async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto
     assert tool.runs == [{"topic": "a"}, {"topic": "b"}, {"topic": "c"}]
 
 
-async def test_a_fork_in_the_tui_shows_its_own_steps_and_asks_again(tmp_path, chat_server):
+async def test_a_fork_in_the_tui_shows_its_own_steps_and_asks_again(tmp_path):
     tool = NoteTool()
-    chat_server.script(*[call("lookup", topic=t) for t in "abcdefghij"], ANSWER)
-    settings = settings_for(chat_server, data_dir=str(tmp_path / "data"), auto_approve=True)
+    model = KitModel([*[call("lookup", topic=t) for t in "abcdefghij"], ANSWER])
+    settings = scripted_settings(tmp_path, auto_approve=True)
     store = Store(tmp_path / "data")
     parent = ResearchApp(settings, "What is the answer?", tools=ToolRegistry([tool]), store=store,
-                         session_id="s-parent")
+                         session_id="s-parent", run_kwargs={"llm": model})
     async with parent.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, parent)
         assert parent.session.step == 11
-    chat_server.script("<think>Fresh look.</think>" + call("lookup", topic="z"), ANSWER)
-    app = ResearchApp(settings_for(chat_server, data_dir=str(tmp_path / "data")), None,
-                      tools=ToolRegistry([tool]), store=store, session_id="s-unused")
+    model.script.extend(["<think>Fresh look.</think>" + call("lookup", topic="z"), ANSWER])
+    app = ResearchApp(scripted_settings(tmp_path), None,
+                      tools=ToolRegistry([tool]), store=store, session_id="s-unused", run_kwargs={"llm": model})
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question")
         await pilot.press("escape", "o")  # no question: open the browser instead
@@ -183,11 +184,11 @@ async def test_a_fork_in_the_tui_shows_its_own_steps_and_asks_again(tmp_path, ch
     assert store.get_session(fork_id).parent_id == "s-parent"
 
 
-async def test_a_new_question_after_auto_mode_asks_again(tmp_path, chat_server):
+async def test_a_new_question_after_auto_mode_asks_again(tmp_path):
     tool = NoteTool()
-    chat_server.script(call("lookup", topic="a"), ANSWER, call("lookup", topic="b"), ANSWER)
-    settings = settings_for(chat_server, data_dir=str(tmp_path / "data"))
-    app = ResearchApp(settings, "First question?", tools=ToolRegistry([tool]), store=Store(tmp_path / "data"))
+    model = KitModel([call("lookup", topic="a"), ANSWER, call("lookup", topic="b"), ANSWER])
+    app = ResearchApp(scripted_settings(tmp_path), "First question?", tools=ToolRegistry([tool]),
+                      store=Store(tmp_path / "data"), run_kwargs={"llm": model})
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("A")  # always this tool, for this run

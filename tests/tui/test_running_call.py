@@ -7,7 +7,7 @@ import asyncio
 import threading
 
 from tests.helpers import NoteTool, call
-from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import scripted_app, wait_ended, wait_pending, wait_until
 
 ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 
@@ -27,11 +27,10 @@ class GatedNoteTool(NoteTool):
         return await super().run(arguments, ctx)
 
 
-async def test_an_approved_slow_call_shows_running_with_elapsed_time_then_its_result(chat_server, tmp_path):
+async def test_an_approved_slow_call_shows_running_with_elapsed_time_then_its_result(tmp_path):
     now = [1000.0]
     tool = GatedNoteTool()
-    chat_server.script(call("lookup", topic="slow"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path, tool=tool, clock=lambda: now[0])
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="slow"), ANSWER], tool=tool, clock=lambda: now[0])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         pane = app.main.query_one("#observation")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input
 
 from tests.helpers import NoteTool, call, settings_for
-from tests.tui.conftest import make_app, wait_ended, wait_pending, wait_until
+from tests.tui.conftest import make_app, scripted_app, wait_ended, wait_pending, wait_until
 from tests.tui.test_sessions_browser import Host
 from tui_agent.app.application import ResearchApp
 from tui_agent.screens.question import QuestionScreen
@@ -17,9 +17,8 @@ ANSWER = "<think>Found it.</think><answer>It is 42 [1].</answer>"
 LONG_QUESTION = "Which of the three candidate theories best explains the observed drift in the measurements?"
 
 
-async def test_the_reject_reason_has_a_box_and_its_label_stays_while_typing(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="x"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path)
+async def test_the_reject_reason_has_a_box_and_its_label_stays_while_typing(tmp_path):
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="x"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("r")
@@ -32,9 +31,8 @@ async def test_the_reject_reason_has_a_box_and_its_label_stays_while_typing(chat
         assert "Reason for rejecting" in str(label.render()) and label.region.height >= 1
 
 
-async def test_ctrl_a_selects_all_in_the_json_editor(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="x"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path)
+async def test_ctrl_a_selects_all_in_the_json_editor(tmp_path):
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="x"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("e")
@@ -130,9 +128,8 @@ async def test_a_forks_header_never_shows_auto_before_it_asks(tmp_path, chat_ser
         await wait_ended(pilot, app)
 
 
-async def test_at_80x24_nothing_trails_the_footer(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="x"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path)
+async def test_at_80x24_nothing_trails_the_footer(tmp_path):
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="x"), ANSWER])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_pending(pilot, app)
         # the palette key reaches the edge: no key peeks out after it (once the footer has recomposed)
@@ -140,11 +137,10 @@ async def test_at_80x24_nothing_trails_the_footer(chat_server, tmp_path):
                          what="the palette key at the footer's right edge")
 
 
-async def test_the_clock_tick_that_comes_while_the_app_closes_does_not_crash_it(chat_server, tmp_path):
+async def test_the_clock_tick_that_comes_while_the_app_closes_does_not_crash_it(tmp_path):
     # CI met this: the run's clock ticked after the app had begun removing the main screen's
     # widgets, and the gauge it wanted to update was gone. The tick is kept, nothing is raised.
-    chat_server.script(call("lookup", topic="x"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path)
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="x"), ANSWER])
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await app.main.query_one("#meters").remove()  # as teardown leaves the screen
@@ -154,9 +150,8 @@ async def test_the_clock_tick_that_comes_while_the_app_closes_does_not_crash_it(
         assert app.main._gauge is not None and app.main._gauge.calls >= 1  # kept for a gauge composed later
 
 
-async def test_the_header_takes_a_second_line_when_its_pills_no_longer_fit_and_gives_it_back(chat_server, tmp_path):
-    chat_server.script(call("lookup", topic="x"), ANSWER)
-    app, _ = make_app(chat_server, tmp_path)
+async def test_the_header_takes_a_second_line_when_its_pills_no_longer_fit_and_gives_it_back(tmp_path):
+    app, _, model = scripted_app(tmp_path, [call("lookup", topic="x"), ANSWER])
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_pending(pilot, app)
         header = app.main.header

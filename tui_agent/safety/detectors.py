@@ -19,6 +19,8 @@ replaces them. A detector here is a linear scan anchored on a cheap literal or k
   prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
 - :data:`XML_ELEMENTS`: random-looking words inside a secret-named XML element in braces or with
   several words (Jenkins' ``<secret>{AQAAABAAA…}</secret>``);
+- :data:`JOSE_TOKENS`: JSON Web Tokens in any compact form (RFC 7515/7516: signed, unsigned or
+  encrypted), known by their header: base64url JSON naming ``alg`` or ``enc``;
 - :class:`KnownValues`: given values wherever they occur (:mod:`tui_agent.safety.env_values`).
 """
 
@@ -262,7 +264,38 @@ ASSIGNMENTS = Spans("assignment", assignment_spans)
 KUBERNETES_SECRETS = Spans("kubernetes-secret", kubernetes_secret_spans)
 KEYWORDS = Spans("keyword-near-token", keyword_spans)
 XML_ELEMENTS = Spans("xml-element", _xml_element_spans)
+# --- JOSE compact tokens (JWT, JWS, JWE) --------------------------------------------------------
+
+_JOSE = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{8,}){1,4}(?:\.[A-Za-z0-9_-]*)?")
+JOSE_MAX_HEADER_CHARS = 2_000
+"""A longer first segment is not read as a JOSE header."""
+
+
+def _jose_header(segment: str) -> bool:
+    """Whether ``segment`` is base64url JSON with ``alg`` or ``enc``: a token's protected header."""
+    import base64
+    import json
+
+    if len(segment) > JOSE_MAX_HEADER_CHARS:
+        return False
+    try:
+        header = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(header, dict) and ("alg" in header or "enc" in header)
+
+
+def _jose_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    if "eyJ" not in text:
+        return
+    for m in _JOSE.finditer(text):
+        if _jose_header(m.group().split(".", 1)[0]):
+            yield m.start(), m.end(), "jose-token"
+
+
+JOSE_TOKENS = Spans("jose", _jose_spans)
+
 DETECTORS: tuple[Detector, ...] = (
     PEM_BLOCKS, RULE_SETS, URL_CREDENTIALS, CURL_USER, BEARER_TOKENS, ASSIGNMENTS, KUBERNETES_SECRETS, KEYWORDS,
-    XML_ELEMENTS)
+    XML_ELEMENTS, JOSE_TOKENS)
 """The detectors every text goes through, besides :class:`KnownValues`; a new detector joins here."""
