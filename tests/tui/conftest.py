@@ -74,7 +74,7 @@ def scripted_app(tmp_path: Any, script: list[Entry], question: str | None = QUES
     settings = scripted_settings(tmp_path, **overrides)
     model = KitModel(script, window=settings.context_window)  # the window the app was configured with
     app = ResearchApp(settings, question, tools=ToolRegistry([tool]), session_id=SESSION_ID,
-                      store=Store(tmp_path / "data"), run_kwargs={"llm": model}, elapsed=elapsed, clock=clock)
+                      store=Store(tmp_path / "data"), llm=model, elapsed=elapsed, clock=clock)
     return app, tool, model
 
 

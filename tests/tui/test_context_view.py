@@ -242,7 +242,7 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
     settings = app.settings
     store = Store(tmp_path / "data")
     resumed = ResearchApp(settings, None, resume=SESSION_ID, tools=ToolRegistry([tool]), store=store,
-                          run_kwargs={"llm": model})
+                          llm=model)
     async with resumed.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, resumed, call_n=2)
         await open_view(pilot, resumed)
@@ -254,7 +254,7 @@ async def test_an_edit_holds_on_resume_and_a_fork_from_before_it_has_the_origina
 
     model.script.append(ANSWER)
     browser = ResearchApp(settings, None, tools=ToolRegistry([tool]), store=store, session_id="s-unused",
-                          run_kwargs={"llm": model})
+                          llm=model)
     async with browser.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(browser.screen, QuestionScreen), what="the question")
         await pilot.press("escape", "o")

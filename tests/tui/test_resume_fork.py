@@ -116,7 +116,7 @@ async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto
     settings = scripted_settings(tmp_path)
     store = Store(tmp_path / "data")
     first = ResearchApp(settings, "What is the answer?", tools=ToolRegistry([tool]), store=store,
-                        session_id="s-first", run_kwargs={"llm": model})
+                        session_id="s-first", llm=model)
     async with first.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, first)
         await pilot.press("y")  # auto mode for this run: c1 and c2 run without asking
@@ -130,7 +130,7 @@ async def test_a_resumed_session_shows_every_step_and_asks_again_even_after_auto
     model.script.extend(["<think>And c.</think>" + call("lookup", topic="c"), ANSWER])
     # No --model now: a resumed session brings its own (no setup screen).
     app = ResearchApp(scripted_settings(tmp_path, model=None), None, resume="s-first",
-                      tools=ToolRegistry([tool]), store=store, run_kwargs={"llm": model})
+                      tools=ToolRegistry([tool]), store=store, llm=model)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app, call_n=3)  # asked again: auto mode stayed with the first run
         assert not app.handle.auto_on() and not app.main.header.auto
@@ -153,13 +153,13 @@ async def test_a_fork_in_the_tui_shows_its_own_steps_and_asks_again(tmp_path):
     settings = scripted_settings(tmp_path, auto_approve=True)
     store = Store(tmp_path / "data")
     parent = ResearchApp(settings, "What is the answer?", tools=ToolRegistry([tool]), store=store,
-                         session_id="s-parent", run_kwargs={"llm": model})
+                         session_id="s-parent", llm=model)
     async with parent.run_test(size=(120, 40)) as pilot:
         await wait_ended(pilot, parent)
         assert parent.session.step == 11
     model.script.extend(["<think>Fresh look.</think>" + call("lookup", topic="z"), ANSWER])
     app = ResearchApp(scripted_settings(tmp_path), None,
-                      tools=ToolRegistry([tool]), store=store, session_id="s-unused", run_kwargs={"llm": model})
+                      tools=ToolRegistry([tool]), store=store, session_id="s-unused", llm=model)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, QuestionScreen), what="the question")
         await pilot.press("escape", "o")  # no question: open the browser instead
@@ -188,7 +188,7 @@ async def test_a_new_question_after_auto_mode_asks_again(tmp_path):
     tool = NoteTool()
     model = KitModel([call("lookup", topic="a"), ANSWER, call("lookup", topic="b"), ANSWER])
     app = ResearchApp(scripted_settings(tmp_path), "First question?", tools=ToolRegistry([tool]),
-                      store=Store(tmp_path / "data"), run_kwargs={"llm": model})
+                      store=Store(tmp_path / "data"), llm=model)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         await pilot.press("A")  # always this tool, for this run

@@ -54,6 +54,7 @@ from tui_agent.widgets.token_gauge import GaugeFigures, gauge_figures
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
+    from tui_agent.model import Model
     from textual.theme import Theme
 
     from tui_agent.agent.run_sink import Request
@@ -98,8 +99,11 @@ class ResearchApp(App[int]):
         detect: Callable[[], tuple[str | None, str | None]] | None = None,
         theme_dirs: list | None = None,
         handle_signals: bool = False,
+        llm: "Model | None" = None,
     ) -> None:
         super().__init__()
+        self.llm = llm  # the model every run of the app calls (tests: the in-memory ScriptedModel); None: the settings'
+
         self.settings = settings
         self.question = (question or "").strip() or None
         self.resume = resume

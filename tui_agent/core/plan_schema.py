@@ -160,6 +160,12 @@ def parse_edited(text: str) -> tuple[Plan | None, str]:
             obj = json5.loads(text)
         except Exception as exc:  # noqa: BLE001 - json5 raises ValueError or its own errors
             return None, f"not valid JSON: {exc}"
+    return checked_plan(obj)
+
+
+def checked_plan(obj: dict) -> tuple[Plan | None, str]:
+    """The plan ``obj`` holds, or None and what is wrong with it (its shape, or a sub-question left
+    incomplete): what the model's reply and the plan editor's fields both go through."""
     error = check(obj)
     if error:
         return None, error

@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 from tui_agent.widgets.actions import bindings, button, table, UiAction
 from tui_agent.kinds import PlanDecisionKind
 from tui_agent.plan.requests import ClarifyAnswers, ClarifyRequest, PlanDecision, PlanRequest
-from tui_agent.core.plan_schema import Plan, check, incomplete, normalise
+from tui_agent.core.plan_schema import Plan, checked_plan, normalise
 from tui_agent.widgets.approval_bar import JsonArea
 
 if TYPE_CHECKING:
@@ -176,12 +176,7 @@ class PlanScreen(ModalScreen[None]):
                          "queries": queries})
         domains = [d.strip() for d in self.query_one("#plan-domains", Input).value.split(",") if d.strip()]
         obj = normalise({"sub_questions": subs, "domains": domains, "budget": self.request.plan.to_dict()["budget"]})
-        error = check(obj)
-        if error:
-            return None, error
-        plan = Plan.from_dict(obj)
-        missing = incomplete(plan)
-        return (None, missing) if missing else (plan, "")
+        return checked_plan(obj)
 
     def action_approve_edited(self) -> None:
         plan, error = self.edited()
