@@ -12,7 +12,9 @@ The entry point names a ``register_tools(register)`` function (simonw/llm's hook
         register(WordCountTool())
 
 A plugin's tools are regular tools: their schema is the prompt's, the validation's and the
-approval display's, and every call goes through the same approval gate and tool policies. A
+approval display's, and every call goes through the same approval gate and tool policies. Their
+descriptions go through the observations' hygiene (controls stripped, secrets redacted, protocol
+tags escaped), as MCP servers' do. A
 plugin that fails to load, or a tool that clashes with another or lacks a name or schema, is
 left out with a message naming the plugin; it never stops a run.
 """
@@ -26,6 +28,7 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from tui_agent.tools.base import Tool
+from tui_agent.tools.mcp import shown_text
 
 GROUP = "tui_agent.tools"
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*")
@@ -70,6 +73,12 @@ def load_plugins(taken: set[str], entry_points: Callable[[], Any] | None = None)
             why = _unfit(tool, names)
             if why:
                 loaded.problems.append(f"the tool plugin {ep.name!r} offered a tool that was left out: {why}")
+                continue
+            try:  # what the model reads of it goes through the observations' hygiene, as an MCP server's does
+                tool.description = shown_text(tool.description)
+            except AttributeError:  # a read-only description (a property): the tool is left out
+                loaded.problems.append(f"the tool plugin {ep.name!r} offered {tool.name!r} with a description "
+                                       "that cannot be cleaned (read-only): it was left out")
                 continue
             names.add(tool.name)
             loaded.tools.append(tool)
