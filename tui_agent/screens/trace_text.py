@@ -110,10 +110,13 @@ def _call_heading(call: CallState) -> str:
 
 def pending_content(request: Any) -> Content:
     """The Action pane for the call waiting for a decision."""
-    return Content.assemble(
-        ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
-        (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments)),
-    )
+    from tui_agent.web.domains import lookalike_addresses
+
+    parts: list = [("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
+                   (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments))]
+    for note in lookalike_addresses(request.arguments):  # аpple.com may read as apple.com: its real name
+        parts += ["\n", ("look-alike address: ", "bold $warning"), shown(note)]
+    return Content.assemble(*parts)
 
 
 def final_answer(session: Any) -> tuple[str, str] | None:

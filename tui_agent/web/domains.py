@@ -54,6 +54,18 @@ def to_ascii(host: str) -> str:
         return host
 
 
+def to_unicode(host: str) -> str:
+    """``host`` with punycode labels written out (``xn--pple-43d.com`` → ``аpple.com``)."""
+    if "xn--" not in host.lower():
+        return host
+    import idna
+
+    try:
+        return idna.decode(host)
+    except idna.IDNAError:
+        return host
+
+
 def normalise(text: Any) -> str:
     """``https://www.Example.org/x`` → ``example.org``; a bare domain is lower-cased and an
     internationalised one written in punycode."""
@@ -79,6 +91,32 @@ def is_ip(host: str) -> bool:
 def is_lookalike(host: str) -> bool:
     """Internationalised (non-ASCII, or punycode ``xn--`` labels): it may imitate another name."""
     return not host.isascii() or any(label.startswith("xn--") for label in host.split("."))
+
+
+def lookalike_addresses(arguments: Any) -> list[str]:
+    """The look-alike hosts of the web addresses in a call's arguments (any depth), each as
+    ``written = punycode``: what an approval says before a person lets the call visit them."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            for m in _URL_IN_TEXT.finditer(value):
+                host = m.group(1).split("@")[-1].split(":")[0].strip("[]")
+                note = f"{to_unicode(host)} = {to_ascii(host.lower())}"
+                if is_lookalike(host) and note not in found:
+                    found.append(note)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(arguments)
+    return found
+
+
+_URL_IN_TEXT = re.compile(r"https?://([^/\s?#]+)", re.IGNORECASE)
 
 
 def problem(domain: str) -> str | None:
