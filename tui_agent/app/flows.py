@@ -55,7 +55,8 @@ class Flows:
         if resume_id:
             from tui_agent.session.resume import prepare_resume
         spec = RunSpec(session_id=session_id, resume_id=resume_id, store=store, tools=app.tools, clock=app.clock,
-                       prepare_resume=prepare_resume)
+                       prepare_resume=prepare_resume, llm=getattr(app, "llm", None),
+                       research=app.team.research(settings))  # team mode: the team's executor (app/team_front.py)
         # The run's own thread and loop: its stream never holds up the keys or the screen.
         run = app.handle.thread(question, settings, spec)
         app.run_worker(run, name="engine", group="run", exclusive=True, exit_on_error=False, thread=True)

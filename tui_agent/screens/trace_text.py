@@ -110,8 +110,10 @@ def _call_heading(call: CallState) -> str:
 
 def pending_content(request: Any) -> Content:
     """The Action pane for the call waiting for a decision."""
+    agent = getattr(request, "agent", "")  # a team's sub-agent that asks
     return Content.assemble(
         ("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
+        (f"{shown(agent)} asks\n" if agent else "", "bold $warning"),
         (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments)),
     )
 
