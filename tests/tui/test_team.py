@@ -80,7 +80,7 @@ async def test_the_team_pane_lists_three_agents_with_status_and_tokens_and_the_r
         await pilot.pause(0.1)
         lines = pane_lines(app)
         assert len(lines) == 3
-        assert "1. How tall is the Alpha tower?" in lines[0] and "2. When did the Beta bridge open?" in lines[1]
+        assert "1. How tall is the Alpha tower?" in lines[0] and "2. When did the Beta bridge op…" in lines[1]
         assert all("· done ·" in line and " 0 tok" not in line for line in lines), lines
         assert "## 1. How tall is the Alpha tower?" in app.session.answer.text
         assert "3/3 ended" in app.main.query_one(TeamPane).border_title

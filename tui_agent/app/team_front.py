@@ -111,6 +111,8 @@ class TeamFront:
         if inner is None:
             self.refresh_pane()
             return
+        if n not in self.bridges:  # a message of an earlier run's team, after a new run began
+            return
         h = self._handle(n)
         screen = self.screen if self.screen is not None and self.screen.number == n and self.screen.is_attached else None
         match inner:
@@ -124,6 +126,7 @@ class TeamFront:
                 pieces = h.stream(inner.step, inner.text, inner.reasoning)
                 if screen is not None:
                     screen.on_stream(inner.step, pieces)
+                return  # streamed text changes no pane line (tokens come with the call's end)
         self.refresh_pane()
 
     def _handle(self, n: int) -> RunHandle:

@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from tui_agent.kinds import AgentStatus
 
 # How many characters of a sub-question a pane line shows.
-QUESTION_CHARS = 38
+QUESTION_CHARS = 28
 STYLES = {AgentStatus.QUEUED: "$text-muted", AgentStatus.RUNNING: "$accent", AgentStatus.WAITING: "bold $warning",
           AgentStatus.DONE: "$success", AgentStatus.NEEDS_REVIEW: "$warning", AgentStatus.FAILED: "$error"}
 WAITING_MARK = "▶"
@@ -58,7 +58,7 @@ def line_text(line: AgentLine) -> str:
 def line_content(line: AgentLine) -> Content:
     mark = (WAITING_MARK, "bold $warning") if line.status == AgentStatus.WAITING else " "
     return Content.assemble(mark, f" {line.number}. {short(line.question)} · ",
-                            (status_label(line), STYLES.get(line.status, "")), ("  " + tokens_label(line.tokens), "$text-muted"))
+                            (status_label(line), STYLES.get(line.status, "")), (" · " + tokens_label(line.tokens), "$text-muted"))
 
 
 class TeamPane(OptionList):
