@@ -25,7 +25,6 @@ from tui_agent.core import fold
 from tui_agent.core.events import RunStarted
 from tui_agent.kinds import AgentStatus
 from tui_agent.widgets.effects import Region
-from tui_agent.widgets.team_pane import AgentLine, TeamPane
 
 if TYPE_CHECKING:
     from tui_agent.agent.run_sink import Request
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from tui_agent.screens.agent_screen import AgentScreen
     from tui_agent.team import TeamResearch
     from tui_agent.tools.base import ToolRegistry
+    from tui_agent.widgets.team_pane import AgentLine, TeamPane
 
 # How often the team pane's "waiting for you Ns" is refreshed (seconds).
 TEAM_TICK_S = 1.0
@@ -147,6 +147,8 @@ class TeamFront:
 
     # -- the pane ------------------------------------------------------------------------------------
     def lines(self) -> list[AgentLine]:
+        from tui_agent.widgets.team_pane import AgentLine  # not on the way to the first frame
+
         out = []
         now = time.monotonic()  # the run loop's clock (asyncio's loop time is monotonic)
         for a in (self.team.agents if self.team is not None else []):
@@ -160,7 +162,7 @@ class TeamFront:
 
     def pane(self) -> TeamPane | None:
         main = self.app.main
-        return main.query_one_optional("#team", TeamPane) if main is not None and main.is_attached else None
+        return main.query_one_optional("#team") if main is not None and main.is_attached else None
 
     def refresh_pane(self) -> None:
         lines = self.lines()
@@ -171,6 +173,8 @@ class TeamFront:
             main = self.app.main
             if main is None or not main.ready.is_set():
                 return
+            from tui_agent.widgets.team_pane import TeamPane
+
             pane = TeamPane(id="team")
             main.query_one("#right").mount(pane, before=0)
         pane.show(lines)
