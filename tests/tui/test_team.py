@@ -179,3 +179,18 @@ async def test_submit_now_for_all_agents_makes_every_running_one_answer(tmp_path
         terms = {a["agent"]: a["termination"] for a in app.last_result["agents"]}
         assert terms == {1: "user_submit", 2: "user_submit", 3: "user_submit"}
         assert app.session.answer is not None
+
+
+async def test_k_stops_the_focused_agent_alone_and_its_line_says_failed(tmp_path):
+    release = threading.Event()
+    app = team_app(tmp_path, held({"beta"}, release))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: len(pane_lines(app)) == 3 and statuses(app)[0] == AgentStatus.DONE
+                         and statuses(app)[2] == AgentStatus.DONE, what="agents 1 and 3 done, 2 held")
+        await pilot.press("g", "down", "k")
+        await wait_until(pilot, lambda: isinstance(app.screen, TeamChoiceScreen))
+        await pilot.press("f")
+        await wait_until(pilot, lambda: app.session.ended is not None, what="the end of the team run")
+        await pilot.pause(0.1)
+        assert "failed: stopped by you" in pane_lines(app)[1]
+        assert [s["status"] for s in app.last_result["sections"]] == ["answered", "incomplete", "answered"]

@@ -334,10 +334,7 @@ class ResearchApp(App[int]):
         self.team.asked(message.request)
 
     def on_team_message(self, message: TeamMessage) -> None:
-        try:
-            self.team.on_message(message)
-        except NoMatches:  # the app is closing and its widgets are gone
-            pass
+        self.team.on_message(message)
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable
 
+from textual.css.query import NoMatches
 from textual.message import Message
 
 from tui_agent.agent.handle import RunHandle
@@ -107,6 +108,12 @@ class TeamFront:
 
     # -- what comes from the run ---------------------------------------------------------------------
     def on_message(self, message: TeamMessage) -> None:
+        try:
+            self._on_message(message)
+        except NoMatches:  # the app is closing and its widgets are gone; the states are kept
+            pass
+
+    def _on_message(self, message: TeamMessage) -> None:
         n, inner = message.number, message.inner
         if inner is None:
             self.refresh_pane()
