@@ -194,3 +194,20 @@ async def test_k_stops_the_focused_agent_alone_and_its_line_says_failed(tmp_path
         await pilot.pause(0.1)
         assert "failed: stopped by you" in pane_lines(app)[1]
         assert [s["status"] for s in app.last_result["sections"]] == ["answered", "incomplete", "answered"]
+
+
+async def test_a_team_session_resumed_with_team_mode_off_goes_on_as_a_team(tmp_path):
+    release = threading.Event()
+    app = team_app(tmp_path, held({"beta"}, release))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: len(pane_lines(app)) == 3 and statuses(app)[0] == AgentStatus.DONE
+                         and statuses(app)[2] == AgentStatus.DONE, what="agents 1 and 3 done, 2 held")
+        await app.runs.stop()  # closing the app cancels the run: the session stays resumable
+    again = team_app(tmp_path, team=False)
+    again.resume, again.question = SESSION_ID, None
+    async with again.run_test(size=(140, 44)) as pilot:
+        await wait_until(pilot, lambda: again.session.ended is not None and again.last_result is not None,
+                         what="the end of the resumed team run")
+        agents = {a["agent"]: a for a in again.last_result["agents"]}
+        assert agents[2]["termination"] == "answer" and agents[2]["status"] == "done"
+        assert "## 2. When did the Beta bridge open?" in again.session.answer.text

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from tui_agent.agent.run_sink import Request
     from tui_agent.app.application import ResearchApp
     from tui_agent.config import Settings
+    from tui_agent.core.state import SessionState
     from tui_agent.screens.agent_screen import AgentScreen
     from tui_agent.team import TeamResearch
     from tui_agent.tools.base import ToolRegistry
@@ -69,11 +70,12 @@ class TeamFront:
         self._timers = False
 
     # -- a run -----------------------------------------------------------------------------------------
-    def research(self, settings: Settings) -> TeamResearch | None:
-        """The run's team research when team mode is on (plan mode turns on as 'ask' when off), else None."""
+    def research(self, settings: Settings, resumed: SessionState | None = None) -> TeamResearch | None:
+        """The run's team research when team mode is on, or when the session ``resumed`` is a team's
+        (plan mode turns on as 'ask' when off), else None."""
         self.team, self.handles, self.bridges = None, {}, {}
         self._remove_pane()
-        if not settings.team:
+        if not (settings.team or (resumed is not None and resumed.team.active)):
             return None
         from tui_agent.team import TeamResearch
 
