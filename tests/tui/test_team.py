@@ -16,6 +16,7 @@ from tui_agent.config import Settings
 from tui_agent.kinds import AgentStatus
 from tui_agent.model.scripted import ScriptedModel
 from tui_agent.screens.agent_screen import AgentScreen
+from tui_agent.screens.context_view import ContextViewScreen
 from tui_agent.screens.plan import PlanScreen
 from tui_agent.screens.team_choice import TeamChoiceScreen
 from tui_agent.session.store import Store
@@ -101,6 +102,11 @@ async def test_enter_on_a_line_opens_that_agents_panes_and_g_returns_to_the_team
         await pilot.pause(0.1)
         assert "alpha figure is 42" in screen.session.answer.text
         assert screen.query_one("#gauge").figures.calls >= 1  # its own gauge
+        await pilot.press("x")  # its context view
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextViewScreen))
+        assert app.screen.handle is screen.handle and app.screen.handle is not app.handle
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
         await pilot.press("g")
         await wait_until(pilot, lambda: app.screen is app.main, what="back to the team view")
         release.set()
