@@ -52,6 +52,7 @@ KEY_SECTIONS = {
     "ForkScreen": "Session browser", "ConfirmScreen": "Other dialogs", "QuestionScreen": "Other dialogs",
     "ModelScreen": "Other dialogs", "SetupScreen": "Other dialogs", "PathScreen": "Other dialogs",
     "FormCheckbox": "Other dialogs", "HelpScreen": "Other dialogs",
+    "AgentScreen": "Team", "TeamChoiceScreen": "Team",
 }
 SHOWN = {"left": "←", "right": "→", "question_mark": "?", "slash": "/", "escape": "Esc", "enter": "Enter", "f1": "F1"}
 

@@ -192,7 +192,7 @@ class RunHandle:
                 kwargs.update(resumed.run_kwargs())
                 question, settings = resumed.question, resumed.settings
                 sink.settings_changed(settings)
-            for name in ("tools", "clock", "llm"):
+            for name in ("tools", "clock", "llm", "research"):
                 if getattr(spec, name) is not None:
                     kwargs[name] = getattr(spec, name)
             run = Run(settings, question, store=spec.store, approver=self.approver, listeners=list(self._followers),
@@ -281,7 +281,8 @@ class RunHandle:
                 return req, Waiting.PLAN, f"{len(req.plan.sub_questions)} sub-questions to approve"
             if isinstance(req, ClarifyRequest):
                 return req, Waiting.CLARIFY, f"{len(req.questions)} to answer"
-            return req, Waiting.TOOL_CALL, f"{req.tool} {json.dumps(req.arguments, ensure_ascii=False)}"
+            asks = f"{req.agent} asks: " if getattr(req, "agent", "") else ""  # a team's sub-agent names itself
+            return req, Waiting.TOOL_CALL, f"{asks}{req.tool} {json.dumps(req.arguments, ensure_ascii=False)}"
         if self.paused is not None:
             return self.paused, Waiting.BREAKPOINT, "paused before a model call"
         return None

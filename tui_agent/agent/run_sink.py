@@ -94,6 +94,7 @@ class RunSpec:
     tools: ToolRegistry | None = None
     clock: Callable[[], float] | None = None
     llm: Model | None = None  # tests: the in-memory ``ScriptedModel``
+    research: Any = None  # a team research's executor (``team.TeamResearch``): the engine's research hook
     prepare_resume: Callable[..., Any] | None = None
     """With ``resume_id``: ``session.resume.prepare_resume``, handed in by the front end (storage sits
     above the engine side: agent/ imports nothing of session/)."""

@@ -45,6 +45,7 @@ from tui_agent.app.model_choice import ModelSetup
 from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
 from tui_agent.app.run_events import RunEvents
 from tui_agent.app.runs import Runs
+from tui_agent.app.team_front import TeamFront, TeamMessage
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
@@ -132,6 +133,7 @@ class ResearchApp(App[int]):
         self.flows = Flows(self)
         self.models = ModelSetup(self, self.flows)
         self.events = RunEvents(self)
+        self.team = TeamFront(self)  # a team research's agents, pane and views (app/team_front.py)
         self.starting_note: str | None = None
         self.last_result: dict[str, object] | None = None
         self.verifying = False  # a citation check runs
@@ -333,6 +335,10 @@ class ResearchApp(App[int]):
 
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         self.decisions.ask(message.request)
+        self.team.asked(message.request)
+
+    def on_team_message(self, message: TeamMessage) -> None:
+        self.team.on_message(message)
 
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:

@@ -54,8 +54,10 @@ class Flows:
         prepare_resume = None
         if resume_id:
             from tui_agent.session.resume import prepare_resume
+        # team mode (or a team's session resumed): the team's executor (app/team_front.py)
+        research = app.team.research(settings, session if resume_id else None)
         spec = RunSpec(session_id=session_id, resume_id=resume_id, store=store, tools=app.tools, clock=app.clock,
-                       prepare_resume=prepare_resume, llm=app.llm)
+                       prepare_resume=prepare_resume, llm=app.llm, research=research)
         # The run's own thread and loop: its stream never holds up the keys or the screen.
         run = app.handle.thread(question, settings, spec)
         app.run_worker(run, name="engine", group="run", exclusive=True, exit_on_error=False, thread=True)

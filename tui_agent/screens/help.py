@@ -16,6 +16,7 @@ def help_text(tool_policies: Mapping[str, str] | None = None) -> str:
     from tui_agent.widgets.actions import help_rows
     from tui_agent.screens.context_keys import CONTEXT_ACTIONS
     from tui_agent.screens.main_keys import MAIN_ACTIONS
+    from tui_agent.screens.team_keys import AGENT_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
 
     return f"""\
@@ -27,6 +28,15 @@ except while you type in an editor or an input.
 | key | what it does |
 |---|---|
 {help_rows(MAIN_ACTIONS.values())}
+
+## A team research (t, g)
+
+Enter on a team pane line opens that agent's view: its own panes, gauge and context view; the keys
+above act on that agent. **s** and **k** ask whether the focused agent or all agents answer now / stop.
+
+| key | what it does |
+|---|---|
+{help_rows(AGENT_ACTIONS.values())}
 
 ## The session browser (o)
 

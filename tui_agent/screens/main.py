@@ -53,8 +53,8 @@ class MainScreen(Screen):
 
     def __init__(self, handle: RunHandle, question: str | None = None, model: str = "", session_id: str = "", *,
                  auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None,
-                 clock: Callable[[], float] = time.monotonic, lean_compositor: bool = True) -> None:
-        super().__init__(id="main")
+                 clock: Callable[[], float] = time.monotonic, lean_compositor: bool = True, id: str = "main") -> None:
+        super().__init__(id=id)  # a team agent's view is one more (screens/agent_screen.py)
         if lean_compositor:
             self._compositor = LeanCompositor()  # a partial update draws only what it shows
         self._gauge = gauge
@@ -284,8 +284,24 @@ class MainScreen(Screen):
         self.header.auto = on
 
     def action_submit_now(self) -> None:
+        if self.check_action("submit_now", ()) and self.app.team.choose("submit"):
+            return  # a team runs: the focused agent or all agents (app/team_front.py)
         if self.check_action("submit_now", ()) and self.handle.submit_now():
             self.notify("Submit now: the model answers from the evidence so far.", title="Submit now")
+
+    # -- the team (app/team_front.py) --------------------------------------------------------------
+    def action_team_mode(self) -> None:
+        self.app.team.toggle_mode()
+
+    def action_team_pane(self) -> None:
+        if (pane := self.query_one_optional("#team")) is not None:
+            pane.focus()
+
+    def action_stop_agent(self) -> None:
+        self.app.team.choose("stop")
+
+    def on_team_pane_agent_chosen(self, message: Any) -> None:
+        self.app.team.open(message.number)
 
     def action_toggle_breakpoint(self) -> None:
         self.app.breakpoint = not self.app.breakpoint

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from tui_agent.widgets.actions import UiAction, table
 from tui_agent.screens.context_keys import OPEN_CONTEXT
+from tui_agent.screens.team_keys import TEAM_MAIN_ACTIONS
 
 if TYPE_CHECKING:
     from tui_agent.agent.handle import RunHandle
@@ -56,6 +57,7 @@ MAIN_ACTIONS = table(
     UiAction("help", "question_mark,f1", "Help", "Help", "all keys explained"),
     UiAction("quit", "q", "Quit", "Quit",
              "quit (asks first while a run is active; the session stays saved and resumable)"),
+    *TEAM_MAIN_ACTIONS,
 )
 
 
@@ -103,6 +105,10 @@ def available(action: str, mode: str, handle: RunHandle, session: SessionState, 
         return session.answer is not None and not handle.active and not verifying
     if action == "inspect":
         return session.last_prompt is not None
+    if action == "stop_agent":
+        return handle.active and session.team.active
+    if action == "team_pane":
+        return session.team.active
     if action == OPEN_CONTEXT.name:
         return bool(session.context.items)
     return True

@@ -112,7 +112,9 @@ def pending_content(request: Any) -> Content:
     """The Action pane for the call waiting for a decision."""
     from tui_agent.web.domains import lookalike_addresses
 
+    agent = getattr(request, "agent", "")  # a team's sub-agent that asks
     parts: list = [("Waiting for your decision", "bold reverse $warning"), f"  step {request.step}\n",
+                   (f"{shown(agent)} asks\n" if agent else "", "bold $warning"),
                    (shown(request.tool), "bold $action-accent"), "\n", shown(pretty(request.arguments))]
     for note in lookalike_addresses(request.arguments):  # аpple.com may read as apple.com: its real name
         parts += ["\n", ("look-alike address: ", "bold $warning"), shown(note)]

@@ -168,6 +168,8 @@ class TraceView:
         if call is not None:
             self.screen.steps.upsert(call)
         self.refresh_view()
+        if self.session.latest_step is None:  # a team's agent asks before the team's run has a step of its own
+            self._show_action(0)
         self.screen.action.set_mode("pending")
         self.screen.update_header()
 
