@@ -193,3 +193,18 @@ def test_a_run_without_otel_never_imports_the_sdk(tmp_path, chat_server, page_se
     proc = subprocess.run([sys.executable, "-c", code, *args[3:]], env=_env(tmp_path, "http://127.0.0.1:9"),
                           capture_output=True, text=True, timeout=TIMEOUT_S)
     assert "LOADED []" in proc.stdout, proc.stdout[-500:] + proc.stderr[-2000:]
+
+
+def test_eval_otel_sends_one_trace_per_case(tmp_path, chat_server, page_server, searx_server, receiver):
+    _research(chat_server, page_server, searx_server)
+    cases = tmp_path / "set.jsonl"
+    cases.write_text("".join(json.dumps({"id": k, "question": f"How tall is the {k} tower?"}) + "\n"
+                             for k in ("alpha", "beta")))
+    args = _args(chat_server, searx_server)
+    proc = subprocess.run([sys.executable, "-m", "tui_agent", "eval", str(cases), "--label", "traced", "--otel",
+                           "--workers", "1", *args[args.index("--model"):]],
+                          env=_env(tmp_path, receiver.url), capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    roots = [s for s in receiver.spans if not s["parent_id"]]
+    assert len(roots) == 2 and len({r["trace_id"] for r in roots}) == 2
+    assert all(len(receiver.children(r)) == 5 for r in roots)  # three model calls, search and visit
