@@ -172,6 +172,19 @@ def test_sessions_export_otel_sends_a_stored_session_with_its_original_times(
     assert len(receiver.named("execute_tool")) == 2
 
 
+def test_sessions_export_otel_content_rebuilds_each_calls_messages_from_the_fold(
+        tmp_path, chat_server, page_server, searx_server, receiver):
+    _research(chat_server, page_server, searx_server)
+    out = json.loads(_run(_args(chat_server, searx_server, QUESTION), _env(tmp_path, receiver.url)).stdout)
+    _run([sys.executable, "-m", "tui_agent", "sessions", "export", out["session_id"], "--otel", "--otel-content"],
+         _env(tmp_path, receiver.url))
+    chats = sorted(receiver.named("chat "), key=lambda s: s["start_ns"])
+    sent = [json.loads(c["attributes"]["gen_ai.input.messages"]) for c in chats]
+    assert [len(m) for m in sent] == [2, 4, 6]  # system and question, then a reply and its observation per step
+    assert "Alpha tower" in json.dumps(sent[0]) and "42 metres" in json.dumps(sent[2])
+    assert SECRET not in _all_text(receiver)
+
+
 def test_an_unreachable_collector_costs_one_warning_naming_it_and_no_traceback(
         tmp_path, chat_server, page_server, searx_server):
     _research(chat_server, page_server, searx_server)

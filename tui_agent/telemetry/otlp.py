@@ -12,6 +12,7 @@ warning naming its endpoint; closing waits at most the exporter's timeout.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import os
 import threading
@@ -148,8 +149,8 @@ class Tracing:
         return [self.listener]
 
     def export(self, events: list[Event], children: Callable[[str], list[Event]] | None = None) -> None:
-        """A stored session's spans with their original times: its events folded (and the events
-        of each team sub-agent's child session right after its ``AgentStarted``). In content mode
+        """A stored session's spans with their original times: its events folded (with the events
+        of each team sub-agent's child session, ``children(id)``). In content mode
         the state is folded too, to rebuild the messages the store leaves out of each model call."""
         from tui_agent.core.events_team import AgentStarted
 
@@ -163,16 +164,14 @@ class Tracing:
 
             self.fold.messages_of = messages_of
 
-        def feed(event: Event) -> None:
+        # Each child session's events merged in by time with the parent's (each stream in its own
+        # order): a sub-agent resumed by a later run of the parent lands under that run's root.
+        child_ids = list(dict.fromkeys(e.child_id for e in events if isinstance(e, AgentStarted)))
+        streams = [events, *(children(c) for c in child_ids)] if children is not None else [events]
+        for event in heapq.merge(*streams, key=lambda e: e.ts):
             if self.content:
                 apply(states.setdefault(event.session_id, new_state(event.session_id)), event)
             self.fold.apply(event)
-            if isinstance(event, AgentStarted) and children is not None:
-                for child in children(event.child_id):
-                    feed(child)
-
-        for event in events:
-            feed(event)
         self.fold.close()
 
     def close(self) -> int:

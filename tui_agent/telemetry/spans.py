@@ -12,7 +12,6 @@ always through ``redact``; otherwise only sizes, names, ids and figures.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -22,6 +21,7 @@ from tui_agent.core.events import (
     Observation, PlanDecided, PlanProposed, Retry, RunEnded, RunStarted, SectionWritten, ToolProgress,
 )
 from tui_agent.kinds import DecisionKind, NoticeLevel, ObservationStatus, PlanDecisionKind, Purpose, Termination
+from tui_agent.telemetry.attributes import json_text as _json, messages as _messages, provider_of, usage as _usage
 
 AGENT_NAME = "tui-agent"
 FAILED_TERMINATIONS = frozenset({Termination.MODEL_ERROR, Termination.FORMAT_ERROR, Termination.CANCELLED})
@@ -47,11 +47,6 @@ class SpanSink(Protocol):
 
     def event(self, span: Any, name: str, ts: float, attributes: dict[str, Any]) -> None:
         ...
-
-
-def provider_of(model: str) -> str:
-    """``gen_ai.provider.name`` from a litellm-style model name (``openai/gpt-4o`` → openai)."""
-    return model.split("/", 1)[0] if "/" in model else ""
 
 
 @dataclass
@@ -168,10 +163,11 @@ class SpanFold:
             earlier.last_s = e.ts
             return
         if earlier is not None:  # a resumed run in the same stream: the earlier run's trace ends
+            self._close_children(earlier, earlier.last_s)
             self._close_agent(earlier, earlier.last_s, error=earlier.error or "the run did not end")
         attrs = {
             "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": AGENT_NAME,
-            "gen_ai.conversation.id": e.session_id, "gen_ai.request.model": e.model,
+            "gen_ai.conversation.id": e.session_id, "session.id": e.session_id, "gen_ai.request.model": e.model,
             "gen_ai.provider.name": provider_of(e.model), "tui_agent.resumed": e.resumed,
             "tui_agent.question.size": len(e.question),
         }
@@ -191,11 +187,14 @@ class SpanFold:
         if e.termination in FAILED_TERMINATIONS:
             a.error = f"{e.termination}: {self.redact(e.message)}" if e.message else str(e.termination)
         if a.root:
-            for child_sid, (parent, _) in list(self.children.items()):
-                if parent == a.session_id and child_sid in self.agents:
-                    child = self.agents[child_sid]
-                    self._close_agent(child, e.ts, error=child.error or "the sub-agent did not end")
+            self._close_children(a, e.ts)
             self._close_agent(a, e.ts, error=a.error)
+
+    def _close_children(self, a: _Agent, end_s: float) -> None:
+        for child_sid, (parent, _) in list(self.children.items()):
+            if parent == a.session_id and child_sid in self.agents:
+                child = self.agents[child_sid]
+                self._close_agent(child, max(end_s, child.last_s), error=child.error or "the sub-agent did not end")
 
     def _close_agent(self, a: _Agent, end_s: float, *, error: str | None) -> None:
         if a.chat is not None:
@@ -217,6 +216,8 @@ class SpanFold:
         }
         if self.content:
             attrs["gen_ai.input.messages"] = _messages([{"role": "user", "content": e.question}], self.redact)
+        if e.child_id in self.agents:  # resumed again within this run: the earlier span ends here
+            self._close_agent(self.agents[e.child_id], e.ts, error="the sub-agent did not end")
         span = self.sink.start(f"invoke_agent {AGENT_NAME} agent {e.agent}", a.span, e.ts, attrs)
         self.agents[e.child_id] = _Agent(span, e.child_id, model=a.model, root=False, plan_mark=e.ts, last_s=e.ts)
         self.children[e.child_id] = (a.session_id, e.agent)
@@ -376,34 +377,3 @@ class SpanFold:
         if isinstance(e, PlanDecided) and e.kind != PlanDecisionKind.REPLAN:
             self.sink.end(a.plan.span, e.ts, {"tui_agent.plan.decision": str(e.kind)}, None)
             a.plan = None
-
-
-def _usage(prompt: int, completion: int, cost: float | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"gen_ai.usage.input_tokens": prompt, "gen_ai.usage.output_tokens": completion}
-    if cost is not None:
-        out["tui_agent.cost_usd"] = cost
-    return out
-
-
-def _json(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _messages(messages: list[dict[str, Any]], redact: Callable[[str], str]) -> str:
-    """Messages in the conventions' shape (role and parts), as the JSON string the attribute holds."""
-    out = []
-    for m in messages:
-        parts: list[dict[str, Any]] = []
-        if m.get("content"):
-            parts.append({"type": "text", "content": redact(str(m["content"]))})
-        for call in m.get("tool_calls") or []:
-            fn = call.get("function") or {}
-            parts.append({"type": "tool_call", "id": call.get("id", ""), "name": fn.get("name", ""),
-                          "arguments": redact(_json(fn.get("arguments", "")))})
-        out.append({"role": m.get("role", ""), "parts": parts})
-    return json.dumps(out, ensure_ascii=False)
