@@ -221,3 +221,45 @@ def test_eval_otel_sends_one_trace_per_case(tmp_path, chat_server, page_server, 
     roots = [s for s in receiver.spans if not s["parent_id"]]
     assert len(roots) == 2 and len({r["trace_id"] for r in roots}) == 2
     assert all(len(receiver.children(r)) == 5 for r in roots)  # three model calls, search and visit
+
+
+def test_a_collector_that_never_answers_is_not_waited_for_at_close(monkeypatch):
+    """The collector takes the request and holds it: close() returns while it still holds it (the
+    exporter's timeout bounds the wait), with the one warning naming the endpoint."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from tui_agent.core.events import RunEnded, RunStarted
+    from tui_agent.kinds import Termination
+    from tui_agent.telemetry.otlp import Tracing
+
+    arrived, release = threading.Event(), threading.Event()
+
+    class Hold(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            arrived.set()
+            release.wait(60)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Hold)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+    warnings: list[str] = []
+    try:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
+        monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
+        tracing = Tracing(warn=warnings.append)
+        tracing.listener(RunStarted(session_id="s1", question="q", model="m", ts=1000.0))
+        tracing.listener(RunEnded(session_id="s1", termination=Termination.ANSWER, ts=1001.0))
+        tracing.close()
+        held = arrived.is_set() and not release.is_set()
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()
+    assert held
+    assert len(warnings) == 1 and f"{endpoint}/v1/traces" in warnings[0]

@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, Spa
 from opentelemetry.trace import SpanKind, Status, StatusCode, set_span_in_context
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from tui_agent.core.events import Event, ModelCallStarted
+from tui_agent.core.events import Event, ModelCallStarted, ModelDelta
 from tui_agent.telemetry.spans import AGENT_NAME, SpanFold
 
 DEFAULT_ENDPOINT = "http://localhost:4318"
@@ -117,7 +117,8 @@ class Tracing:
         self._warned = False
         self._lock = threading.Lock()
         _quiet_sdk_logs(self._failed)
-        self.provider = TracerProvider(resource=Resource.create({"service.name": AGENT_NAME}))
+        # shut down by ``close`` alone (bounded); the SDK's own exit hook could wait again
+        self.provider = TracerProvider(resource=Resource.create({"service.name": AGENT_NAME}), shutdown_on_exit=False)
         self.exporter = _Guarded(OTLPSpanExporter(), self._failed)
         self.provider.add_span_processor(BatchSpanProcessor(self.exporter))
         carrier = {k: env[v] for k, v in (("traceparent", "TRACEPARENT"), ("tracestate", "TRACESTATE")) if env.get(v)}
@@ -136,7 +137,7 @@ class Tracing:
 
     def listener(self, event: Event) -> None:
         """A run's listener: folds the event into spans; a bug here never stops the run."""
-        if self._broken:
+        if self._broken or type(event) is ModelDelta:  # a stream's pieces make no span: the cheapest test first
             return
         try:
             self.fold.apply(event)
