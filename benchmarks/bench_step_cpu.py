@@ -12,6 +12,9 @@ Two figures per row, both slopes, so start-up (imports, litellm's first call) ca
   call starts (the child is the CLI's ``cli.main`` with ``LLM.complete`` wrapped to read the
   clock, nothing else changed): (t[answer call] - t[3rd call]) / (long - 2) over the long run.
   Start-up's variance (about ±0.5 s of an 11 s start on a busy machine) is not in it;
+- ``to exit ms/step``: the same from the 3rd call to the CLI's return (the answer, the store's
+  close and, with --otel, the last spans' export and the SDK's shutdown counted): what --otel's
+  goal is checked on, against the same row without;
 - ``wait4 ms/step``: (cpu[long] - cpu[short]) / (long - short) from ``os.wait4`` of a short and a
   long run: the whole child, start-up variance included (noisier).
 
@@ -28,16 +31,19 @@ Rows:
   ``stream, openai SDK`` (the child's model calls made with ``AsyncOpenAI`` alone, read as the
   adapter reads chunks: measured, not shipped); ``stream, plain text`` (the headless printer
   without ``--json`` on a pipe);
+- with --otel: ``stream, --otel`` and ``no-stream, --otel``: the same runs sending their spans
+  (issue 32) to a local OTLP/HTTP receiver in this process (tests/otlp_receiver.py; its CPU is not
+  counted); goal: under 10 % more than the row without;
 - with --old DIR: ``stream`` and ``no-stream`` of another checkout (before a change: ``git archive
   REV | tar -x -C DIR``), its own copy of this script as the child, in the same run.
 
 --profile runs each row's long run once under cProfile (process CPU time, from the 3rd model call
 to the answer's) and prints own time by package and the top functions, in ms per step.
 
-Goals (issue 17): < 25 ms streamed, < 12 ms not streamed.
+Goals (issue 17): < 25 ms streamed, < 12 ms not streamed; --otel (issue 32): < 10 % more than without.
 
 Run: ``.venv/bin/python benchmarks/bench_step_cpu.py [--repeat 3] [--steps 50] [--alternatives] [--old DIR]
-[--profile]``.
+[--otel] [--profile]``.
 """
 
 from __future__ import annotations
@@ -107,6 +113,13 @@ def sdk_once(llm_module: Any) -> Any:
 
     return once
 
+OTEL_ROWS: dict[str, tuple[list[str], str]] = {
+    "stream, --otel": (["--otel"], "openai/test-model"),
+    "no-stream, --otel": (["--no-stream", "--otel"], "openai/test-model"),
+}
+OTEL_GOAL = 1.10
+"""A row with --otel against the same row without: at most this ratio (issue 32)."""
+
 OLD_ROWS = {"stream": ([], "openai/test-model"), "no-stream": (["--no-stream"], "openai/test-model")}
 """The rows run by the --old checkout too (flags it knows)."""
 
@@ -139,7 +152,8 @@ def child(out: str, argv: list[str], profile: str | None = None, steps: int = 0,
     try:
         return cli.main(argv)
     finally:
-        Path(out).write_text(json.dumps(marks))
+        # the end: after the CLI returned (a traced run has sent its last spans by then)
+        Path(out).write_text(json.dumps(marks + [time.process_time()]))
         if prof is not None:
             prof.dump_stats(profile)
 
@@ -178,10 +192,12 @@ def run_child(chat: ChatServer, searx: SearxServer, n: int, extra: list[str], mo
         if code != 0:
             raise SystemExit(f"{cmd} exited {code}: {out_path.read_text(errors='replace')[-2000:]}")
         marks = json.loads(marks_path.read_text())
+    end = marks.pop() if len(marks) == n + 2 else float("nan")  # an --old child may not note its end
     if len(marks) != n + 1:
         raise SystemExit(f"expected {n + 1} model calls, saw {len(marks)}")
     inside = (marks[n] - marks[2]) / (n - 2) if n > 2 else float("nan")
-    return ru.ru_utime + ru.ru_stime, inside
+    to_exit = (end - marks[2]) / (n - 2) if n > 2 else float("nan")
+    return ru.ru_utime + ru.ru_stime, inside, to_exit
 
 
 def by_package(stats: Any, steps: int) -> list[tuple[str, float]]:
@@ -210,7 +226,7 @@ def profile_rows(rows: dict[str, tuple[list[str], str]], n: int, top: int, old: 
         searx.responder = responder
         for row, (extra, model) in rows.items():
             out = str(Path(tmp) / "row.prof")
-            _, per_step = run_child(chat, searx, n, extra, model, profile=out, old=old)
+            _, per_step, _ = run_child(chat, searx, n, extra, model, profile=out, old=old)
             stats = pstats.Stats(out)
             print(f"\n=== {row}: {per_step * 1e3:.1f} ms/step under cProfile (CPU time), {n - 2} steps profiled ===")
             print("--- own time by package, ms/step ---")
@@ -238,12 +254,20 @@ def main() -> int:
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--old", type=Path, metavar="DIR",
                     help="also the rows stream and no-stream of another checkout (before a change), in the same run")
+    ap.add_argument("--otel", action="store_true",
+                    help="also the rows with --otel, sending spans to a local OTLP/HTTP receiver (this process)")
     ap.add_argument("--profile-out", help=argparse.SUPPRESS)
     ap.add_argument("--sdk", action="store_true", help=argparse.SUPPRESS)
     args, rest = ap.parse_known_args()
     if args.child:
         return child(args.child, rest[1:] if rest[:1] == ["--"] else rest, args.profile_out, args.steps, args.sdk)
-    rows = dict(ROWS, **(ALTERNATIVES if args.alternatives else {}))
+    rows = dict(ROWS, **(ALTERNATIVES if args.alternatives else {}), **(OTEL_ROWS if args.otel else {}))
+    receiver = None
+    if args.otel:
+        from tests.otlp_receiver import OtlpReceiver
+
+        receiver = OtlpReceiver()  # the children read the endpoint from the environment (bench_e2e.child_env)
+        os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.url
     if args.old:
         rows.update({f"{row} (--old)": (flags + ["--old"], model) for row, (flags, model) in OLD_ROWS.items()})
     if args.profile:
@@ -251,20 +275,22 @@ def main() -> int:
     long = args.steps
     cpu: dict[tuple[str, int], list[float]] = {(r, n): [] for r in rows for n in (SHORT, long)}
     inside: dict[str, list[float]] = {r: [] for r in rows}
+    to_exit: dict[str, list[float]] = {r: [] for r in rows}
     t0 = time.perf_counter()
     with ChatServer() as chat, SearxServer() as searx:
         searx.responder = responder
         for _ in range(args.repeat):
             for row, (extra, model) in rows.items():
                 for n in (SHORT, long):
-                    total, per_step = run_child(chat, searx, n, extra, model, old=args.old)
+                    total, per_step, to_end = run_child(chat, searx, n, extra, model, old=args.old)
                     cpu[(row, n)].append(total)
                     if n == long:
                         inside[row].append(per_step)
+                        to_exit[row].append(to_end)
     print(f"CPU per step of the headless CLI (child process; servers not counted), slope {SHORT} → {long} "
           f"steps, median of {args.repeat} (wall {time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.1f})")
     head = (f"{'row':<30} {'ms/step':>8} {'runs':>18} {'goal':>10} │ {'cpu s @' + str(SHORT):>9} "
-            f"{'cpu s @' + str(long):>10} {'wait4 ms/step':>13}")
+            f"{'cpu s @' + str(long):>10} {'wait4 ms/step':>13} {'to exit ms/step':>15}")
     print(head)
     print("-" * len(head))
     for row in rows:
@@ -274,7 +300,14 @@ def main() -> int:
         runs = ", ".join(f"{x * 1e3:.1f}" for x in inside[row])
         goal = GOAL_MS.get(row)
         verdict = "" if goal is None else f"<{goal:.0f} {'ok' if ms < goal else 'MISSED'}"
-        print(f"{row:<30} {ms:8.1f} {runs:>18} {verdict:>10} │ {short_s:9.2f} {long_s:10.2f} {slope:13.1f}")
+        exit_ms = statistics.median(to_exit[row]) * 1e3
+        if row.endswith(", --otel"):  # against the same row without, to exit: the last spans' export counted
+            ratio = exit_ms / (statistics.median(to_exit[row.removesuffix(", --otel")]) * 1e3)
+            verdict = f"{ratio - 1:+.0%} {'ok' if ratio < OTEL_GOAL else 'MISSED'}"
+        print(f"{row:<30} {ms:8.1f} {runs:>18} {verdict:>10} │ {short_s:9.2f} {long_s:10.2f} {slope:13.1f} {exit_ms:15.1f}")
+    if receiver is not None:
+        print(f"spans received by the local collector: {len(receiver.spans)}")
+        receiver.close()
     return 0
 
 

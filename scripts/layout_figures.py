@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ORDER = ("kinds", "exit_codes", "safety", "settings", "config", "web", "model", "core", "tools", "protocol",
-         "context", "plan", "agent", "team", "verify", "session", "evals", "widgets", "screens", "app", "cli", "__main__")
+         "context", "plan", "agent", "team", "verify", "session", "evals", "telemetry", "widgets", "screens", "app", "cli", "__main__")
 """The declared order of the packages, bottom first: each imports only packages before it."""
 
 

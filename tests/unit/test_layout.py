@@ -52,6 +52,25 @@ def test_litellm_is_imported_only_by_its_lazy_accessor():
     assert offenders == []
 
 
+def test_opentelemetry_is_imported_only_by_the_telemetry_room():
+    offenders = sorted(m for m, imps in _modules().items()
+                       if any(_within(i, "opentelemetry") for i in imps) and not _within(m, "tui_agent.telemetry"))
+    assert offenders == []
+
+
+def test_the_telemetry_room_is_imported_only_lazily_by_the_command_line():
+    """Without --otel the SDK is never imported: no module outside telemetry/ imports it at its top."""
+    eager = []
+    for path in ROOT.rglob("*.py"):
+        rel = ".".join(path.relative_to(ROOT.parent).with_suffix("").parts).removesuffix(".__init__")
+        if _within(rel, "tui_agent.telemetry"):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ImportFrom) and node.module and _within(node.module, "tui_agent.telemetry"):
+                eager.append(rel)
+    assert eager == []
+
+
 def test_the_front_end_never_imports_the_command_line():
     offenders = sorted(m for m, imps in _modules().items()
                        if _within(m, FRONT_END) and any(_within(i, "tui_agent.cli") for i in imps))
@@ -266,8 +285,8 @@ def test_the_run_handle_is_below_the_front_end():
 
 
 ORDER = ("kinds", "exit_codes", "safety", "settings", "config", "web", "model", "core", "tools", "protocol",
-         "context", "plan", "agent", "team", "verify", "session", "evals", "widgets", "screens", "app", "cli",
-         "__main__")
+         "context", "plan", "agent", "team", "verify", "session", "evals", "telemetry", "widgets", "screens", "app",
+         "cli", "__main__")
 """The declared order, bottom first (docs/layout.md; scripts/layout_figures.py prints the same figure)."""
 
 

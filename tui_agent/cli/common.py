@@ -90,7 +90,7 @@ def build_run_parser() -> argparse.ArgumentParser:
     p = Parser(prog="tui-agent run", description="Research a question headless.")
     p.add_argument("question", nargs="?", help="the question to research")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    add_setting_flags(p, "auto_approve", "notify", "plan", "team", "team_concurrency")
+    add_setting_flags(p, "auto_approve", "notify", "plan", "team", "team_concurrency", "otel", "otel_content")
     p.add_argument("--approve-plan", action="store_true",
                    help="approve the plan without asking; calls outside it are still asked")
     p.add_argument("--clarify", metavar="FILE",

@@ -40,6 +40,7 @@ def build_run_parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true", help="check each answer's citations (sessions verify)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     add_setting_flags(p, "plan", "team", "team_concurrency")  # each case plans first; its plan is approved unasked
+    add_setting_flags(p, "otel", "otel_content")  # each case's trace, sent from its stored events once the set ends
     p.add_argument("--router-config", metavar="FILE", help="a LiteLLM Router configuration (YAML or JSON "
                    "model_list) to spread calls over several deployments and keys")
     p.add_argument("--rerun-failed", action="store_true", help="with a label run before: also run again the "
@@ -99,6 +100,9 @@ def cmd_run(argv: Sequence[str]) -> int:
             raise UsageError(str(exc)) from None
         settings.router_config = ns.router_config
     settings = ensure_model(settings)
+    from tui_agent.cli.otel import open_tracing
+
+    tracing = open_tracing(settings)  # --otel: the SDK is there (or a usage error) before any case runs
     from tui_agent.safety.redaction import start_warm_up
 
     start_warm_up()  # the secret rules compile (~1 s) beside the model's import
@@ -127,8 +131,20 @@ def cmd_run(argv: Sequence[str]) -> int:
         sys.stdout.write(dumps({"label": ns.label, "cases": [r.as_json(ns.verify) for r in results]}) + "\n")
     else:
         sys.stdout.write(results_table(results, ns.verify, time.monotonic() - started))
+    if tracing is not None:
+        _send_traces(tracing, store, results)
     failed = [r for r in results if r.passed is False or r.error]
     return EXIT_NO_ANSWER if failed else EXIT_OK
+
+
+def _send_traces(tracing: Any, store: Any, results: list[Any]) -> None:
+    """``eval --otel``: every case's trace (its team's sub-agents too), from its stored events with
+    their original times, by the same fold as a live run's; cases may have run in other workers."""
+    for r in results:
+        if r.session_id:
+            tracing.export(store.events(r.session_id), children=store.events)
+    sent = tracing.close()
+    sys.stderr.write(f"{sent} spans of {sum(1 for r in results if r.session_id)} cases sent to {tracing.endpoint}\n")
 
 
 class _Progress:

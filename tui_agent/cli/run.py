@@ -53,7 +53,7 @@ def plan_options(ns: Any, settings: Settings) -> dict[str, Any]:
     return {"approve_plan": bool(ns.approve_plan), "clarify_answers": answers}
 
 
-def team_research(settings: Settings, store: Any, approver: Any) -> Any:
+def team_research(settings: Settings, store: Any, approver: Any, tracing: Any = None) -> Any:
     """``--team``: the team's executor, its agents' steps printed prefixed by their number; plan
     mode turns on ('ask') when it is off, since the team researches the plan's sub-questions."""
     from tui_agent.cli.team_trace import agent_printers
@@ -61,8 +61,9 @@ def team_research(settings: Settings, store: Any, approver: Any) -> Any:
 
     if settings.plan == "off":
         settings.plan = "ask"
-    return TeamResearch(settings, store=store, approver=approver, listeners=agent_printers(sys.stderr),
-                        serial_approvals=True)
+    printers = agent_printers(sys.stderr)
+    listeners = printers if tracing is None else (lambda n: [*printers(n), *tracing.agent_listeners(n)])
+    return TeamResearch(settings, store=store, approver=approver, listeners=listeners, serial_approvals=True)
 
 
 def _install(loop: asyncio.AbstractEventLoop, sig: int, handler: Any) -> bool:
@@ -116,6 +117,7 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
     """Run (or continue) a session with the plain-terminal front end; returns the exit code.
     ``config_file``: the --config given, repeated in the printed resume command."""
     from tui_agent.cli.headless import TerminalApprover, TracePrinter, clean, render_answer
+    from tui_agent.cli.otel import open_tracing
     from tui_agent.agent.runner import Run
     from tui_agent.session.exports import dumps
     from tui_agent.session.store import StoreError, short_id
@@ -128,8 +130,11 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
     approver = TerminalApprover(notify=settings.notify, notify_after_s=settings.notify_after_s, **(approver_kw or {}))
     printer = TracePrinter(sys.stderr, live=sys.stderr.isatty())
     listeners: list[Any] = [printer]
+    tracing = open_tracing(settings)  # --otel: the run's spans (the SDK is not imported otherwise)
+    if tracing is not None:
+        listeners.append(tracing.listener)
     if settings.team:
-        kwargs = {**kwargs, "research": team_research(settings, store, approver)}
+        kwargs = {**kwargs, "research": team_research(settings, store, approver, tracing)}
         from tui_agent.cli.team_trace import TeamLines
 
         listeners.append(TeamLines(printer))
@@ -144,6 +149,9 @@ def run_headless(settings: Settings, question: str, store: Any, kwargs: dict[str
         if run.interrupted:
             return SIGNAL_EXIT_BASE + getattr(signal, run.interrupted)
         return EXIT_NO_ANSWER
+    finally:
+        if tracing is not None:
+            tracing.close()  # what is left is sent, waiting at most the exporter's timeout
     state = run.engine.state if run.engine else None
     if json_out:
         sys.stdout.write(dumps(result) + "\n")

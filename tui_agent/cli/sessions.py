@@ -17,7 +17,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from tui_agent.cli.common import Parser, UsageError, add_common, open_store, prepare_resume, resolve_id, settings_from
+from tui_agent.cli.common import (
+    Parser, UsageError, add_common, add_setting_flags, open_store, prepare_resume, resolve_id, settings_from,
+)
 from tui_agent.exit_codes import EXIT_NO_ANSWER
 from tui_agent.cli.run import run_headless
 from tui_agent.cli.verify import add_parser as add_verify_parser, cmd_verify
@@ -37,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("id")
     exp.add_argument("--format", choices=["md", "json", "jsonl"], default="md")
     exp.add_argument("-o", "--output", help="file to write (default: standard output)")
+    add_setting_flags(exp, "otel", "otel_content")  # --otel: send its spans instead, with their original times
     add_common(exp)
     fork = sub.add_parser("fork", help="new session from the events before STEP, then continue it")
     fork.add_argument("id")
@@ -147,8 +150,11 @@ def cmd_export(ns: argparse.Namespace) -> int:
     from tui_agent.session.exports import export
     from tui_agent.session.store import StoreError
 
-    store = _store(ns)
+    settings = settings_from(ns)
+    store = open_store(settings, read_only=True)
     sid = resolve_id(store, ns.id)
+    if settings.otel:
+        return _export_otel(settings, store, sid)
     try:
         text = export(store.events(sid), ns.format)
     except StoreError as exc:
@@ -166,6 +172,23 @@ def cmd_export(ns: argparse.Namespace) -> int:
             text = terminal_safe(text)
         sys.stdout.write(text)
     return 0
+
+
+def _export_otel(settings: Any, store: Any, sid: str) -> int:
+    """``sessions export ID --otel``: the stored session's spans (its team sub-agents' too), sent
+    with their original times."""
+    from tui_agent.cli.otel import open_tracing
+    from tui_agent.session.store import StoreError
+
+    tracing = open_tracing(settings)
+    try:
+        tracing.export(store.events(sid), children=store.events)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    finally:
+        sent = tracing.close()
+    print(f"{sent} spans of session {sid} sent to {tracing.endpoint}", file=sys.stderr)
+    return 0 if sent else EXIT_NO_ANSWER
 
 
 def _tools_block(settings: Any) -> str:

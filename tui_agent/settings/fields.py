@@ -263,6 +263,10 @@ class Settings:
     """Team research: after the plan is approved (plan mode turns on as 'ask' when it is off), one sub-agent per sub-question researches it in its own context (collector prompt, search and visit plus the allowed MCP and plugin tools), each page it reads is pressed into facts with their URL, one section per sub-question is written from its facts, and the report is assembled with each section's sources. Calls, time, tokens and cost are one budget for the whole team."""
     team_concurrency: Annotated[Positive, Flag(FRONT_END, metavar="N")] = 3
     """Sub-agents of a team research that run at once; the others wait in a queue until one ends."""
+    otel: Annotated[bool, Flag(FRONT_END)] = False
+    """Export the run's spans (OpenTelemetry GenAI conventions) over OTLP/HTTP to the collector named by the standard OTEL_EXPORTER_OTLP_* variables (default http://localhost:4318); a TRACEPARENT in the environment makes the run a child of that trace. Needs the 'otel' extra (pip install 'tui-agent[otel]')."""
+    otel_content: Annotated[bool, Flag(FRONT_END)] = False
+    """With otel: also export the messages, replies, tool arguments and results (after redaction) as the conventions' content attributes; off, only sizes and names leave the machine."""
 
     # ----------------------------------------------------------------------------------------
     def resolved_data_dir(self) -> Path:
