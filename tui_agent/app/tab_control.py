@@ -210,8 +210,10 @@ class TabControl:
         tab = app.tabs.of(message.origin) if message.origin is not None else app.tabs.shown
         if tab is app.tabs.shown:
             return False
-        if tab is None:
-            return True  # a closed tab's run, stopping
+        if tab is None:  # a closed tab's run, stopping: its state still records how it ended
+            if isinstance(message, EngineEvent) and message.origin is not None:
+                message.origin.apply(message.event)
+            return True
         h = tab.handle
         match message:
             case StreamText():
