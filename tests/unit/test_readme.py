@@ -53,7 +53,7 @@ KEY_SECTIONS = {
     "ModelScreen": "Other dialogs", "SetupScreen": "Other dialogs", "PathScreen": "Other dialogs",
     "FormCheckbox": "Other dialogs", "HelpScreen": "Other dialogs",
 }
-SHOWN = {"left": "←", "right": "→", "question_mark": "?", "slash": "/", "escape": "Esc", "enter": "Enter", "f1": "F1"}
+SHOWN = {"left": "←", "right": "→", "left_square_bracket": "[", "right_square_bracket": "]", "question_mark": "?", "slash": "/", "escape": "Esc", "enter": "Enter", "f1": "F1"}
 
 
 def bound_keys() -> dict[str, set[str]]:

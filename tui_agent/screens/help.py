@@ -17,6 +17,7 @@ def help_text(tool_policies: Mapping[str, str] | None = None) -> str:
     from tui_agent.screens.context_keys import CONTEXT_ACTIONS
     from tui_agent.screens.main_keys import MAIN_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
+    from tui_agent.screens.tab_keys import TAB_ACTIONS
 
     return f"""\
 # tui-agent keys
@@ -27,6 +28,16 @@ except while you type in an editor or an input.
 | key | what it does |
 |---|---|
 {help_rows(MAIN_ACTIONS.values())}
+
+## Tabs: several researches at once
+
+The strip under the header marks each tab: ▶ running, ⏸ waiting for you (with how long), ✓
+answered, ✗ failed, ■ interrupted, ○ new. A hidden tab's run goes on.
+
+| key | what it does |
+|---|---|
+{help_rows(TAB_ACTIONS.values())}
+| **1** … **9** | show that tab |
 
 ## The session browser (o)
 
