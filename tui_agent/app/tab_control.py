@@ -112,7 +112,8 @@ class TabControl:
             main.update_header()
             if tab.handle.paused is not None:
                 app.flows.paused(tab.handle.paused)
-        app.refresh_bindings()
+        else:
+            app.refresh_bindings()  # else the reset did (the keys' region): one footer redraw, not two
         self.redraw_strip()
 
     def _ask_shown(self, tab: Tab) -> None:
