@@ -43,8 +43,8 @@ from tui_agent.app.model_choice import ModelSetup
 from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
 from tui_agent.app.run_events import RunEvents
 from tui_agent.app.runs import Runs
-from tui_agent.app.tab_control import TabControl
-from tui_agent.app.tabs import ShownTab, Tab, Tabs
+from tui_agent.app.tab_control import TabControl, shown_tab_only
+from tui_agent.app.tabs import ShownTab, Tabs
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
@@ -239,16 +239,14 @@ class ResearchApp(App[int]):
         """A new session for ``question``, or the stored session ``resume_id`` continued."""
         self.flows.start_run(question, settings, resume_id=resume_id)
 
+    @shown_tab_only
     def on_settings_resumed(self, message: SettingsResumed) -> None:
         """A resumed session's own settings."""
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         self.settings = message.settings
 
+    @shown_tab_only
     def on_starting_note(self, message: StartingNote) -> None:
         """What the header says while a run starts."""
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         self.starting_note = message.text
         if self.main is not None and self.main.is_mounted:
             self.main.update_header()
@@ -260,7 +258,8 @@ class ResearchApp(App[int]):
     def _stopped_by(self, name: str) -> None:
         """SIGTERM or SIGHUP (the terminal closed): mark the session interrupted, stop, leave."""
         self.interrupted_by = name
-        self.handle.interrupt(name, self.store)
+        for tab in self.tabs:  # every tab's run: each session interrupted, resumable
+            tab.handle.interrupt(name, self.store)
         code = SIGNAL_EXIT_BASE + getattr(signal, name)
         self.exit(code, return_code=code)
         # Textual's close writes to the terminal; with the terminal gone it has been seen to hang
@@ -304,9 +303,8 @@ class ResearchApp(App[int]):
         yield from super().get_system_commands(screen)
 
     # -- messages from the engine -------------------------------------------------------------------
+    @shown_tab_only
     def on_engine_event(self, message: EngineEvent) -> None:
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         e = message.event
         self.handle.apply(e)
         try:
@@ -314,9 +312,8 @@ class ResearchApp(App[int]):
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
+    @shown_tab_only
     def on_stream_text(self, message: StreamText) -> None:
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         before = self.session.status
         pieces = self.handle.stream(message.step, message.text, message.reasoning)
         try:
@@ -326,14 +323,12 @@ class ResearchApp(App[int]):
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
+    @shown_tab_only
     def on_approval_asked(self, message: ApprovalAsked) -> None:
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         self.decisions.ask(message.request)
 
+    @shown_tab_only
     def on_run_finished(self, message: RunFinished) -> None:
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         if message.error:
             self.handle.failed()
             self.main.header.state = str(Phase.FAILED)
@@ -341,14 +336,12 @@ class ResearchApp(App[int]):
         self.refresh_bindings()
 
     # -- decisions and control (called by the main screen's actions) --------------------------------
+    @shown_tab_only
     def on_breakpoint_hit(self, message: BreakpointHit) -> None:
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         self.flows.paused(message.pause)
 
+    @shown_tab_only
     def on_breakpoint_released(self, message: BreakpointReleased) -> None:
-        if self.tabs_ui.elsewhere(message):  # a hidden tab's run: kept for when it is shown
-            return
         self.flows.close_paused_inspector()
 
     async def action_quit_app(self) -> None:
@@ -386,10 +379,6 @@ class ResearchApp(App[int]):
         if self.main is not None and self.main.is_mounted:
             self.main.update_waiting()
         self.tabs_ui.tick()
-
-    def tab_name(self, tab: Tab) -> str:
-        """How notifications name a tab: its number and short question."""
-        return f"tab {self.tabs.number(tab)} ({tab.label()})" if tab in self.tabs.tabs else tab.label()
 
     def _write_terminal(self, sequence: str) -> None:
         """Bytes for the terminal itself (the bell): not in a headless test app."""

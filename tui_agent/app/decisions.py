@@ -70,7 +70,7 @@ class Decisions:
         self.watch.observe(*waiting) if waiting else self.watch.observe(None)
         due = self.watch.due()
         if due is not None and settings.notify != "off":
-            name = self.app.tab_name(self.tab) if self.tab is not None else ""  # which research waits
+            name = self.app.tabs_ui.name(self.tab) if self.tab is not None else ""  # which research waits
             title = f"tui-agent · {name}" if name else "tui-agent"
             sequence = attention_sequence(settings.notify, title, f"{due.kind} waiting: {due.detail}")
             self.written.append(sequence)

@@ -11,7 +11,8 @@ tab's keys no redraw. The bell and the notifications name the tab they come from
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from tui_agent.app.bridge import (
     ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, RunFinished, RunMessage, SettingsResumed,
@@ -26,10 +27,28 @@ if TYPE_CHECKING:
     from tui_agent.app.application import ResearchApp
     from tui_agent.config import Settings
 
+M = TypeVar("M", bound=RunMessage)
+
+
+def shown_tab_only(handler: Callable[[ResearchApp, M], None]) -> Callable[[ResearchApp, M], None]:
+    """An app's handler of a run's message, for the shown tab's run only: a hidden (or closed)
+    tab's message is kept for it here (``TabControl.elsewhere``)."""
+
+    @functools.wraps(handler)
+    def handle(app: ResearchApp, message: M) -> None:
+        if not app.tabs_ui.elsewhere(message):
+            handler(app, message)
+
+    return handle
+
 
 class TabControl:
     def __init__(self, app: ResearchApp) -> None:
         self.app = app
+
+    def name(self, tab: Tab) -> str:
+        """How notifications and the bell name a tab: its number and short question."""
+        return f"tab {self.app.tabs.number(tab)} ({tab.label()})" if tab in self.app.tabs.tabs else tab.label()
 
     # -- opening ------------------------------------------------------------------------------------------
     def open(self, settings: Settings, question: str | None = None, *, session_id: str | None = None,
@@ -83,7 +102,7 @@ class TabControl:
         app = self.app
         if (tab := app.tabs.with_session(session_id)) is not None:
             self.show(tab)
-            app.notify(f"Session {tab.session_id} is open in {app.tab_name(tab)}: switched to it.", title="Sessions")
+            app.notify(f"Session {tab.session_id} is open in {app.tabs_ui.name(tab)}: switched to it.", title="Sessions")
             return False
         shown = app.tabs.shown
         if shown.handle.active or shown.handle.state.runs or shown.handle.phase.name == "FAILED":
@@ -170,7 +189,7 @@ class TabControl:
         from tui_agent.screens.confirm import ConfirmScreen
 
         app = self.app
-        sessions = "\n".join(f"  {app.tab_name(t)}: tui-agent --resume {t.session_id}" for t in live)
+        sessions = "\n".join(f"  {app.tabs_ui.name(t)}: tui-agent --resume {t.session_id}" for t in live)
         app.push_screen(ConfirmScreen(f"Quit while {len(live)} runs are active?",
                                       f"Every run stops now; each session stays resumable:\n{sessions}", "Quit",
                                       "Stay"), lambda yes: self._quit_confirmed(live, yes))
@@ -232,7 +251,7 @@ class TabControl:
                 h.paused = None
             case RunFinished() if message.error:
                 h.failed()
-                app.notify(message.error, title=f"{app.tab_name(tab)}: the run could not start", severity="error")
+                app.notify(message.error, title=f"{app.tabs_ui.name(tab)}: the run could not start", severity="error")
             case StartingNote():
                 tab.starting_note = message.text
             case SettingsResumed():
@@ -242,7 +261,7 @@ class TabControl:
         return True
 
     def _hidden_event(self, tab: Tab, e: Event) -> None:
-        app, h, name = self.app, tab.handle, self.app.tab_name(tab)
+        app, h, name = self.app, tab.handle, self.app.tabs_ui.name(tab)
         match e:
             case RunStarted():
                 h.started()
