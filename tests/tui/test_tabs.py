@@ -78,13 +78,19 @@ async def test_a_second_research_runs_while_the_first_waits_and_each_answers_int
 
 async def test_switching_tabs_by_number_and_in_turn_shows_each_tabs_run(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="life"), call("lookup", topic="sky"), ANSWER_2, ANSWER_1)
-    app, _ = make_app(chat_server, tmp_path)
+    app, _ = make_app(chat_server, tmp_path, max_tabs=2)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_pending(pilot, app)
         first = app.tabs.shown
         await open_second_tab(pilot, app)
         second = app.tabs.shown
         await answer_second(pilot, app, second)
+        plan = first.settings.plan
+        await pilot.press("p")  # plan mode for this tab's next question only
+        assert second.settings.plan != plan and first.settings.plan == plan
+        await pilot.press("ctrl+t")  # max_tabs = 2: no third tab
+        await pilot.pause()
+        assert len(app.tabs) == 2 and not isinstance(app.screen, QuestionScreen)
         await pilot.press("1")
         await wait_until(pilot, lambda: app.tabs.shown is first, what="tab 1")
         assert app.main.session.question == QUESTION and app.pending is not None
@@ -119,6 +125,11 @@ async def test_closing_a_live_tab_asks_then_marks_its_session_interrupted(chat_s
         row = app.store.get_session(second.session_id)
         assert row.status == "interrupted" or row.termination == "cancelled", row
         assert first.handle.active  # the other tab's run goes on
+        # The browser's resume of the closed tab's session opens it in a new tab.
+        app.resume_session(second.session_id)
+        await wait_until(pilot, lambda: len(app.tabs) == 2, what="the resumed session's tab")
+        assert app.tabs.shown is not first and app.tabs.shown.session_id == second.session_id
+        await wait_until(pilot, lambda: app.pending is not None, what="the resumed run asking its call again")
 
 
 async def test_quitting_with_live_tabs_asks_once_for_all_of_them(chat_server, tmp_path):

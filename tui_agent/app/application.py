@@ -249,7 +249,10 @@ class ResearchApp(App[int]):
         """What the header says while a run starts."""
         self.starting_note = message.text
         if self.main is not None and self.main.is_mounted:
-            self.main.update_header()
+            try:
+                self.main.update_header()
+            except NoMatches:  # the app is closing and its header is gone
+                pass
 
     async def on_unmount(self) -> None:
         # Never leave the run going behind a closed app: it records its cancellation first.
