@@ -58,7 +58,8 @@ class Flows:
                        prepare_resume=prepare_resume)
         # The run's own thread and loop: its stream never holds up the keys or the screen.
         run = app.handle.thread(question, settings, spec)
-        app.run_worker(run, name="engine", group=f"run-{app.tabs.shown.key}", exclusive=True, exit_on_error=False, thread=True)
+        app.run_worker(run, name="engine", group=f"run-{app.tabs.shown.key}", exclusive=True, exit_on_error=False,
+                       thread=True)  # a group per tab: exclusive within its tab only
 
     def _load_session(self, session_id: str) -> SessionState | None:
         app = self.app

@@ -102,7 +102,7 @@ class TabControl:
         app = self.app
         if (tab := app.tabs.with_session(session_id)) is not None:
             self.show(tab)
-            app.notify(f"Session {tab.session_id} is open in {app.tabs_ui.name(tab)}: switched to it.", title="Sessions")
+            app.notify(f"Session {tab.session_id} is open in {self.name(tab)}: switched to it.", title="Sessions")
             return False
         shown = app.tabs.shown
         if shown.handle.active or shown.handle.state.runs or shown.handle.phase.name == "FAILED":
@@ -189,7 +189,7 @@ class TabControl:
         from tui_agent.screens.confirm import ConfirmScreen
 
         app = self.app
-        sessions = "\n".join(f"  {app.tabs_ui.name(t)}: tui-agent --resume {t.session_id}" for t in live)
+        sessions = "\n".join(f"  {self.name(t)}: tui-agent --resume {t.session_id}" for t in live)
         app.push_screen(ConfirmScreen(f"Quit while {len(live)} runs are active?",
                                       f"Every run stops now; each session stays resumable:\n{sessions}", "Quit",
                                       "Stay"), lambda yes: self._quit_confirmed(live, yes))
@@ -251,7 +251,7 @@ class TabControl:
                 h.paused = None
             case RunFinished() if message.error:
                 h.failed()
-                app.notify(message.error, title=f"{app.tabs_ui.name(tab)}: the run could not start", severity="error")
+                app.notify(message.error, title=f"{self.name(tab)}: the run could not start", severity="error")
             case StartingNote():
                 tab.starting_note = message.text
             case SettingsResumed():
@@ -261,7 +261,7 @@ class TabControl:
         return True
 
     def _hidden_event(self, tab: Tab, e: Event) -> None:
-        app, h, name = self.app, tab.handle, self.app.tabs_ui.name(tab)
+        app, h, name = self.app, tab.handle, self.name(tab)
         match e:
             case RunStarted():
                 h.started()
