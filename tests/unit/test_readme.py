@@ -54,7 +54,7 @@ KEY_SECTIONS = {
     "FormCheckbox": "Other dialogs", "HelpScreen": "Other dialogs",
     "AgentScreen": "Team", "TeamChoiceScreen": "Team",
 }
-SHOWN = {"left": "←", "right": "→", "question_mark": "?", "slash": "/", "escape": "Esc", "enter": "Enter", "f1": "F1"}
+SHOWN = {"left": "←", "right": "→", "left_square_bracket": "[", "right_square_bracket": "]", "question_mark": "?", "slash": "/", "escape": "Esc", "enter": "Enter", "f1": "F1"}
 
 
 def bound_keys() -> dict[str, set[str]]:

@@ -33,9 +33,7 @@ from textual.binding import Binding
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from tui_agent.agent import handle as run_handle
 from tui_agent.app import themes as theme_files
-from tui_agent.app.decisions import Decisions
 from tui_agent.app.bridge import (
     STREAM_FLUSH_S, ApprovalAsked, BreakpointHit, BreakpointReleased, EngineEvent, RunFinished, SettingsResumed,
     StartingNote, StreamText,
@@ -45,11 +43,12 @@ from tui_agent.app.model_choice import ModelSetup
 from tui_agent.app.phases import Phase, status_label, warm_up  # noqa: F401 - warm_up: the benchmarks import it from here
 from tui_agent.app.run_events import RunEvents
 from tui_agent.app.runs import Runs
-from tui_agent.app.team_front import TeamFront, TeamMessage
+from tui_agent.app.tab_control import TabControl, shown_tab_only
+from tui_agent.app.tabs import ShownTab, Tabs
+from tui_agent.app.team_front import TeamMessage
 from tui_agent.exit_codes import EXIT_NO_ANSWER, EXIT_OK
 from tui_agent.config import Settings
 from tui_agent.screens.main import MainScreen
-from tui_agent.core import fold
 from tui_agent.core.fold import SessionState
 from tui_agent.widgets.token_gauge import GaugeFigures, gauge_figures
 
@@ -81,6 +80,10 @@ class ResearchApp(App[int]):
 
     CSS_PATH = "app.tcss"
     TITLE = "tui-agent"
+    # The shown tab's (``app.tabs``): every pane, dialog and key acts on the shown research.
+    settings, handle, question, resume, fixed_session_id = ShownTab(), ShownTab(), ShownTab(), ShownTab(), ShownTab()
+    breakpoint, decisions, starting_note, last_result = ShownTab(), ShownTab(), ShownTab(), ShownTab()
+    team = ShownTab()  # app/team_front.py: the shown tab's team research (its pane, agents' views)
     BINDINGS = [Binding("ctrl+q", "quit_app", "Quit", show=False, priority=True),
                 # Before any widget: Textual's own hint names only a visible "quit" key, so in a dialog or a
                 # text box (where ctrl+c copies) it said nothing. Selected text is still copied.
@@ -104,38 +107,25 @@ class ResearchApp(App[int]):
     ) -> None:
         super().__init__()
         self.llm = llm  # the model every run of the app calls (tests: the in-memory ScriptedModel); None: the settings'
-
-        self.settings = settings
-        self.question = (question or "").strip() or None
-        self.resume = resume
         self.tools = tools
-        from tui_agent.session.session_rows import new_session_id
-
-        # The first session's id is known (and shown) from the first frame on.
-        self.fixed_session_id = resume or session_id or new_session_id()
         self.store = store
         self.elapsed_reader = elapsed
         self.clock = clock  # the main screen's clock for "running for m:ss" (None: time.monotonic)
         self.detect = detect
         self.handle_signals = handle_signals
         self.config_file: str | None = None  # the --config given, repeated in printed commands
-        self.breakpoint = settings.breakpoint
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
-        # The app's runs, each through its handle: this app shows one (a second live run is one more handle).
+        # The app's runs, each through its handle, one per tab (``app.tabs``; the first is shown).
         self.runs = Runs(self.post_message)
-        self.handle = self.runs.open(fold.new_state(self.fixed_session_id, self.question or "", settings.model or ""),
-                                     breakpoint_on=lambda: self.breakpoint, cli_auto=self.cli_auto,
-                                     prepare=lambda settings: run_handle.warm_up(settings))
+        self.tabs = Tabs(lambda: self.settings.max_tabs)
+        self.tabs_ui = TabControl(self)
+        # The first session's id is known (and shown) from the first frame on.
+        self.tabs_ui.open(settings, (question or "").strip() or None, session_id=session_id, resume=resume)
         # What the app does around the fold's status (never written into the session).
         self.handle.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
-        self.decisions = Decisions(self, self._write_terminal, clock)  # the person's decisions, the bell
-        self.handle.on_decided(self.decisions.decided)
         self.flows = Flows(self)
         self.models = ModelSetup(self, self.flows)
         self.events = RunEvents(self)
-        self.team = TeamFront(self)  # a team research's agents, pane and views (app/team_front.py)
-        self.starting_note: str | None = None
-        self.last_result: dict[str, object] | None = None
         self.verifying = False  # a citation check runs
         self._store_opened = store is not None
         self._theme_ready = False
@@ -254,15 +244,20 @@ class ResearchApp(App[int]):
         """A new session for ``question``, or the stored session ``resume_id`` continued."""
         self.flows.start_run(question, settings, resume_id=resume_id)
 
+    @shown_tab_only
     def on_settings_resumed(self, message: SettingsResumed) -> None:
         """A resumed session's own settings."""
         self.settings = message.settings
 
+    @shown_tab_only
     def on_starting_note(self, message: StartingNote) -> None:
         """What the header says while a run starts."""
         self.starting_note = message.text
         if self.main is not None and self.main.is_mounted:
-            self.main.update_header()
+            try:
+                self.main.update_header()
+            except NoMatches:  # the app is closing and its header is gone
+                pass
 
     async def on_unmount(self) -> None:
         # Never leave the run going behind a closed app: it records its cancellation first.
@@ -271,7 +266,8 @@ class ResearchApp(App[int]):
     def _stopped_by(self, name: str) -> None:
         """SIGTERM or SIGHUP (the terminal closed): mark the session interrupted, stop, leave."""
         self.interrupted_by = name
-        self.handle.interrupt(name, self.store)
+        for tab in self.tabs:  # every tab's run: each session interrupted, resumable
+            tab.handle.interrupt(name, self.store)
         code = SIGNAL_EXIT_BASE + getattr(signal, name)
         self.exit(code, return_code=code)
         # Textual's close writes to the terminal; with the terminal gone it has been seen to hang
@@ -308,13 +304,14 @@ class ResearchApp(App[int]):
     def retrying(self) -> bool:
         return self.handle.retrying and self.handle.active
 
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # tab entries: screens/tab_keys.py
         commands = getattr(screen, "commands", None)
         if commands is not None:
             yield from commands()
         yield from super().get_system_commands(screen)
 
     # -- messages from the engine -------------------------------------------------------------------
+    @shown_tab_only
     def on_engine_event(self, message: EngineEvent) -> None:
         e = message.event
         self.handle.apply(e)
@@ -323,6 +320,7 @@ class ResearchApp(App[int]):
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
+    @shown_tab_only
     def on_stream_text(self, message: StreamText) -> None:
         before = self.session.status
         pieces = self.handle.stream(message.step, message.text, message.reasoning)
@@ -333,13 +331,15 @@ class ResearchApp(App[int]):
         except NoMatches:  # the app is closing and its widgets are gone; the state is kept
             pass
 
+    @shown_tab_only
     def on_approval_asked(self, message: ApprovalAsked) -> None:
         self.decisions.ask(message.request)
         self.team.asked(message.request)
 
     def on_team_message(self, message: TeamMessage) -> None:
-        self.team.on_message(message)
+        message.front.on_message(message)  # the team of the tab whose run it came from, shown or not
 
+    @shown_tab_only
     def on_run_finished(self, message: RunFinished) -> None:
         if message.error:
             self.handle.failed()
@@ -348,9 +348,11 @@ class ResearchApp(App[int]):
         self.refresh_bindings()
 
     # -- decisions and control (called by the main screen's actions) --------------------------------
+    @shown_tab_only
     def on_breakpoint_hit(self, message: BreakpointHit) -> None:
         self.flows.paused(message.pause)
 
+    @shown_tab_only
     def on_breakpoint_released(self, message: BreakpointReleased) -> None:
         self.flows.close_paused_inspector()
 
@@ -388,6 +390,7 @@ class ResearchApp(App[int]):
             self.refresh_gauge()
         if self.main is not None and self.main.is_mounted:
             self.main.update_waiting()
+        self.tabs_ui.tick()
 
     def _write_terminal(self, sequence: str) -> None:
         """Bytes for the terminal itself (the bell): not in a headless test app."""

@@ -16,13 +16,17 @@ from tui_agent.app.attention import DecisionWatch, attention_sequence, waited_la
 if TYPE_CHECKING:
     from tui_agent.agent.handle import Request
     from tui_agent.app.host import AppHost
+    from tui_agent.app.tabs import Tab
 
 
 class Decisions:
-    def __init__(self, app: AppHost, write: Callable[[str], None], clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, app: AppHost, write: Callable[[str], None], clock: Callable[[], float] | None = None,
+                 tab: Tab | None = None) -> None:
         self.app = app
+        self.tab = tab  # the tab whose run's decisions these are (None: the app's shown run)
         self.write = write  # writes to the terminal (the bell, the desktop notification)
-        self.watch = DecisionWatch(app.settings.notify_after_s, clock or time.monotonic)
+        settings = tab.settings if tab is not None else app.settings
+        self.watch = DecisionWatch(settings.notify_after_s, clock or time.monotonic)
         self.written: list[str] = []  # what was written to call the person, newest last
 
     def ask(self, req: Request) -> None:
@@ -50,8 +54,8 @@ class Decisions:
     def decided(self) -> None:
         """The handle resolved the waiting request: the screen stops showing it."""
         app = self.app
-        if app.main is None:
-            return
+        if app.main is None or (self.tab is not None and self.tab is not app.tabs.shown):
+            return  # a hidden tab's screen catches up when shown
         app.main.clear_pending()
         app.main.update_waiting()
         app.set_focus(None)
@@ -60,13 +64,26 @@ class Decisions:
     def waited(self) -> str:
         """Follow the decision that waits: how long it has waited (what the header shows), and the
         bell and desktop notification once it has waited ``notify_after_s`` (once per decision)."""
-        settings = self.app.settings
-        waiting = self.app.handle.waiting_on()
+        settings = self.tab.settings if self.tab is not None else self.app.settings
+        waiting = (self.tab.handle if self.tab is not None else self.app.handle).waiting_on()
         self.watch.after_s = settings.notify_after_s
         self.watch.observe(*waiting) if waiting else self.watch.observe(None)
         due = self.watch.due()
         if due is not None and settings.notify != "off":
-            sequence = attention_sequence(settings.notify, "tui-agent", f"{due.kind} waiting: {due.detail}")
+            name = self.app.tabs_ui.name(self.tab) if self.tab is not None else ""  # which research waits
+            title = f"tui-agent · {name}" if name else "tui-agent"
+            sequence = attention_sequence(settings.notify, title, f"{due.kind} waiting: {due.detail}")
             self.written.append(sequence)
             self.write(sequence)
+            if name and len(self.app.tabs) > 1:
+                self.app.notify(f"{due.kind} waiting: {due.detail}"[:200], title=f"{name} waits for you",
+                                severity="warning", timeout=8)
         return waited_label(self.watch.waited())
+
+    def waited_text(self) -> str:
+        """How long the decision seen last has waited (the tab strip; nothing rings here)."""
+        return waited_label(self.watch.waited())
+
+    def since(self) -> float | None:
+        """When the decision that waits began to wait (None: none, or not seen by a tick yet)."""
+        return None if self.watch.current is None else self.watch.current.since

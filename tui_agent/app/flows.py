@@ -60,7 +60,8 @@ class Flows:
                        prepare_resume=prepare_resume, llm=app.llm, research=research)
         # The run's own thread and loop: its stream never holds up the keys or the screen.
         run = app.handle.thread(question, settings, spec)
-        app.run_worker(run, name="engine", group="run", exclusive=True, exit_on_error=False, thread=True)
+        app.run_worker(run, name="engine", group=f"run-{app.tabs.shown.key}", exclusive=True, exit_on_error=False,
+                       thread=True)  # a group per tab: exclusive within its tab only
 
     def _load_session(self, session_id: str) -> SessionState | None:
         app = self.app
@@ -111,20 +112,15 @@ class Flows:
     def resume_session(self, session_id: str) -> None:
         """Continue a stored, unfinished session here (the browser's resume)."""
         app = self.app
-        if app.run_active():
-            app.notify("A run is active: finish it, or quit it, before resuming another session.",
-                       severity="warning")
-            return
         while app.screen is not app.main and len(app.screen_stack) > 1:
             app.pop_screen()
-        app.start_run("", app.settings, resume_id=session_id)
+        # In a new tab (the shown one if it holds no run yet); a session open in a tab is switched to.
+        if app.tabs_ui.open_session(session_id):
+            app.start_run("", app.settings, resume_id=session_id)
 
     def fork_session(self, session_id: str, step: int, system_prompt: str | None) -> None:
         """Fork a stored session at ``step`` (optionally with a new system prompt) and run the fork."""
         app = self.app
-        if app.run_active():
-            app.notify("A run is active: finish it, or quit it, before forking a session.", severity="warning")
-            return
         from tui_agent.session.resume import fork
 
         try:
@@ -212,6 +208,10 @@ class Flows:
 
     async def quit_asking(self) -> None:
         app = self.app
+        live = app.tabs.live()
+        if len(live) > 1 or (live and live[0] is not app.tabs.shown):
+            app.tabs_ui.quit_asking(live)  # asks once, for every live tab
+            return
         if not app.run_active():
             app.exit(app.exit_code(), return_code=app.exit_code())
             return

@@ -17,9 +17,20 @@ def run_app(settings: Settings, question: str | None, resume: str | None = None,
     app = ResearchApp(settings, question, resume=resume, handle_signals=True)
     app.config_file = config_file
     code = app.run()
-    sys.stdout.write(leaving_note(app, config_file))
+    sys.stdout.write(leaving_notes(app, config_file))
     sys.stdout.flush()
     return EXIT_NO_ANSWER if code is None else int(code)
+
+
+def leaving_notes(app: ResearchApp, config_file: str | None = None) -> str:
+    """``leaving_note`` for every tab's session (the shown tab's last, nearest the prompt)."""
+    shown = app.tabs.shown
+    notes = []
+    for tab in [t for t in app.tabs if t is not shown] + [shown]:
+        app.tabs.shown = tab
+        notes.append(leaving_note(app, config_file))
+    app.tabs.shown = shown
+    return "".join(notes)
 
 
 def leaving_note(app: ResearchApp, config_file: str | None = None) -> str:

@@ -36,6 +36,12 @@ class Runs:
         self._bridges.append(bridge)
         return handle
 
+    def close(self, handle: RunHandle) -> None:
+        """Forget a closed tab's run (stopped first): its bridge is flushed no more."""
+        if handle in self.handles:
+            i = self.handles.index(handle)
+            del self.handles[i], self._bridges[i]
+
     def flush(self) -> None:
         """Hand every run's buffered stream text to the UI (the app's timer)."""
         for bridge in self._bridges:

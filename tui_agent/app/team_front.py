@@ -43,10 +43,11 @@ TEAM_TICK_S = 1.0
 
 class TeamMessage(Message):
     """From a team's run thread: agent ``number``'s event or stream text (``inner``), or its
-    status changed (``inner`` None)."""
+    status changed (``inner`` None); ``front`` is the tab's TeamFront the team belongs to."""
 
-    def __init__(self, number: int, inner: RunMessage | None = None) -> None:
+    def __init__(self, front: "TeamFront", number: int, inner: RunMessage | None = None) -> None:
         super().__init__()
+        self.front = front
         self.number = number
         self.inner = inner
 
@@ -54,14 +55,18 @@ class TeamMessage(Message):
 class AgentBridge(EventBridge):
     """One agent's follower: its messages are posted wrapped as ``TeamMessage(number, …)``."""
 
-    def __init__(self, post: Callable[[Message], object], number: int) -> None:
-        super().__init__(lambda m: post(TeamMessage(number, m)))  # type: ignore[arg-type]
+    def __init__(self, post: Callable[[Message], object], front: "TeamFront", number: int) -> None:
+        super().__init__(lambda m: post(TeamMessage(front, number, m)))  # type: ignore[arg-type]
         self.number = number
 
 
 class TeamFront:
-    def __init__(self, app: ResearchApp) -> None:
+    """One tab's team: ``handle`` is that tab's run (its approvals, its activity). What it draws
+    (the pane, an agent's view) is drawn only while its tab is shown (``app.team is self``)."""
+
+    def __init__(self, app: ResearchApp, handle: RunHandle) -> None:
         self.app = app
+        self.handle = handle
         self.team: TeamResearch | None = None
         self.handles: dict[int, RunHandle] = {}  # per agent: its state, folded on the app's thread
         self.bridges: dict[int, AgentBridge] = {}
@@ -83,20 +88,20 @@ class TeamFront:
         if settings.plan == "off":
             settings.plan = "ask"
         tools = self.tools or ((lambda: app.tools) if app.tools is not None else None)
-        self.team = TeamResearch(settings, store=app.store, approver=app.handle.approver, llm=getattr(app, "llm", None),
+        self.team = TeamResearch(settings, store=app.store, approver=self.handle.approver, llm=getattr(app, "llm", None),
                                  tools=tools, listeners=self._listeners,
-                                 changed=lambda h: app.post_message(TeamMessage(h.number)), serial_approvals=True)
+                                 changed=lambda h: app.post_message(TeamMessage(self, h.number)), serial_approvals=True)
         if not self._timers:
             self._timers = True
             app.set_interval(STREAM_FLUSH_S, self.flush, name="team-stream-flush")
             app.set_interval(TEAM_TICK_S, self.refresh_pane, name="team-clock")
             app.main.regions.subscribe({Region.TEAM}, lambda _e: self.refresh_pane())
-            app.handle.on_decided(self._decided)
+            self.handle.on_decided(self._decided)
         return self.team
 
     def _listeners(self, number: int) -> list:
         """Called on the run's thread as agent ``number``'s run is made."""
-        bridge = self.bridges[number] = AgentBridge(self.app.post_message, number)
+        bridge = self.bridges[number] = AgentBridge(self.app.post_message, self, number)
         return [bridge]
 
     def flush(self) -> None:
@@ -106,7 +111,7 @@ class TeamFront:
     @property
     def running(self) -> bool:
         """A team research of the app's run has agents and the run goes on."""
-        return self.team is not None and bool(self.team.agents) and self.app.handle.active
+        return self.team is not None and bool(self.team.agents) and self.handle.active
 
     # -- what comes from the run ---------------------------------------------------------------------
     def on_message(self, message: TeamMessage) -> None:
@@ -173,9 +178,18 @@ class TeamFront:
         main = self.app.main
         return main.query_one_optional("#team") if main is not None and main.is_attached else None
 
+    @property
+    def shown(self) -> bool:
+        """Its tab is the one shown: only then does it draw."""
+        return getattr(self.app, "team", None) is self
+
     def refresh_pane(self) -> None:
+        if not self.shown:
+            return
         lines = self.lines()
         if not lines:
+            if (pane := self.pane()) is not None:  # another tab's team pane: this tab has no team
+                pane.remove()
             return
         pane = self.pane()
         if pane is None:
@@ -189,7 +203,7 @@ class TeamFront:
         pane.show(lines)
 
     def _remove_pane(self) -> None:
-        if (pane := self.pane()) is not None:
+        if self.shown and (pane := self.pane()) is not None:
             pane.remove()
 
     def focused(self) -> int | None:
@@ -215,7 +229,7 @@ class TeamFront:
         self.screen = AgentScreen(n, agent.label, h, app.settings.model or "", clock=app.clock,
                                   lean_compositor=app.settings.lean_compositor)
         app.push_screen(self.screen)
-        req = app.handle.pending
+        req = self.handle.pending
         if req is not None and getattr(req, "agent", "") == agent.label:
             self.screen.call_after_refresh(self.screen.show_asked, req)
 
@@ -228,7 +242,7 @@ class TeamFront:
     # -- approvals (the app's handle decides: each request names its agent) ---------------------------
     def asked(self, req: Request) -> None:
         screen = self.screen
-        if screen is not None and screen.is_attached and self.app.handle.pending is req and screen.label == getattr(req, "agent", ""):
+        if screen is not None and screen.is_attached and self.handle.pending is req and screen.label == getattr(req, "agent", ""):
             screen.show_asked(req)
         self.refresh_pane()
 

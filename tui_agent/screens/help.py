@@ -18,6 +18,7 @@ def help_text(tool_policies: Mapping[str, str] | None = None) -> str:
     from tui_agent.screens.main_keys import MAIN_ACTIONS
     from tui_agent.screens.team_keys import AGENT_ACTIONS
     from tui_agent.screens.sessions import LIST_ACTIONS, VIEW_ACTIONS
+    from tui_agent.screens.tab_keys import TAB_ACTIONS
 
     return f"""\
 # tui-agent keys
@@ -37,6 +38,16 @@ above act on that agent. **s** and **k** ask whether the focused agent or all ag
 | key | what it does |
 |---|---|
 {help_rows(AGENT_ACTIONS.values())}
+
+## Tabs: several researches at once
+
+The strip under the header marks each tab: ▶ running, ⏸ waiting for you (with how long), ✓
+answered, ✗ failed, ■ interrupted, ○ new. A hidden tab's run goes on.
+
+| key | what it does |
+|---|---|
+{help_rows(TAB_ACTIONS.values())}
+| **1** … **9** | show that tab |
 
 ## The session browser (o)
 

@@ -24,6 +24,7 @@ from tui_agent.widgets.actions import bindings, button, palette_commands
 from tui_agent.widgets.effects import Region, RegionBus
 from tui_agent.screens.main_approvals import ApprovalInput
 from tui_agent.screens.main_keys import MAIN_ACTIONS, available
+from tui_agent.screens.tab_keys import TAB_ACTIONS, TAB_BINDINGS, TabActions
 from tui_agent.screens.trace_text import NO_CALL, shown
 from tui_agent.screens.trace_view import TraceView
 from tui_agent.core.events import Event
@@ -47,9 +48,9 @@ TRACE_REGIONS = frozenset({Region.QUESTION, Region.THOUGHT, Region.ACTION, Regio
 RUNNING_TICK_S = 1.0
 
 
-class MainScreen(Screen):
+class MainScreen(TabActions, Screen):
     AUTO_FOCUS = None
-    BINDINGS = bindings(MAIN_ACTIONS.values())
+    BINDINGS = bindings(MAIN_ACTIONS.values()) + TAB_BINDINGS
 
     def __init__(self, handle: RunHandle, question: str | None = None, model: str = "", session_id: str = "", *,
                  auto: bool = False, breakpoint: bool = False, gauge: GaugeFigures | None = None,
@@ -79,6 +80,9 @@ class MainScreen(Screen):
         header.model, header.session_id = self._model, self._session_id
         header.auto, header.breakpoint = self._flags
         yield header
+        from tui_agent.widgets.tab_strip import TabStrip
+
+        yield TabStrip(id="tabs")  # hidden while one tab is open
         bar = QuestionBar(id="question")
         bar.set_question(self._question)
         yield bar
@@ -233,11 +237,13 @@ class MainScreen(Screen):
         return "pending" if self.handle.pending is not None else "none"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TAB_ACTIONS or action == "go_tab":
+            return self.tab_available(action)
         return available(action, self._mode(), self.handle, self.session,
                          verifying=getattr(self.app, "verifying", False), typing=self._typing())
 
     def commands(self) -> Iterable[Any]:
-        return palette_commands(self, self.ACTIONS.values())
+        return palette_commands(self, [*self.ACTIONS.values(), *TAB_ACTIONS.values()])
 
     # -- approvals -------------------------------------------------------------------------------
     def _typing(self) -> bool:

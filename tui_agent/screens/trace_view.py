@@ -62,7 +62,7 @@ class TraceView:
         self.screen.query_one("#observation", MarkdownPane).set_markdown("*No observation yet.*")
         self.screen.query_one("#answer", MarkdownPane).set_markdown("")
         self.screen.query_one("#lower", ContentSwitcher).current = "observation"
-        self.screen.set_class(False, "-answer")
+        self.screen.thought.set_class(False, "-answer")  # the thought only: a screen class restyles every pane
         self.screen.steps.reset()
         for call in session.calls.values():
             self.screen.steps.upsert(call)
@@ -104,7 +104,7 @@ class TraceView:
         pane.border_title = "Answer (arriving…)"
         pane.stream(shown(rec.live_answer))
         self.screen.query_one("#lower", ContentSwitcher).current = "answer"
-        self.screen.set_class(True, "-answer")
+        self.screen.thought.set_class(True, "-answer")  # the thought only: a screen class restyles every pane
         self._live_answer_step = step
 
     # -- events -------------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ class TraceView:
     def _show_observation(self, step: int | None) -> None:
         self._live_answer_step = None
         self.screen.query_one("#lower", ContentSwitcher).current = "observation"
-        self.screen.set_class(False, "-answer")
+        self.screen.thought.set_class(False, "-answer")  # the thought only: a screen class restyles every pane
         pane = self.screen.query_one("#observation", MarkdownPane)
         pane.border_title = "Observation" + self._title_suffix(step)
         rec = self.session.steps.get(step) if step is not None else None
@@ -272,7 +272,7 @@ class TraceView:
 
     def tick_running(self) -> None:
         """Keep the elapsed time of a call under way current in the Observation pane."""
-        if not self.screen.ready.is_set() or self.session.ended is not None or self.screen.has_class("-answer"):
+        if not self.screen.ready.is_set() or self.session.ended is not None or self.screen.thought.has_class("-answer"):
             return
         step = self.view_step if self.view_step is not None else self._observation_step()
         rec = self.session.steps.get(step) if step is not None else None
@@ -296,4 +296,4 @@ class TraceView:
         pane.border_title = title
         pane.set_markdown(markdown, top=True)
         self.screen.query_one("#lower", ContentSwitcher).current = "answer"
-        self.screen.set_class(True, "-answer")
+        self.screen.thought.set_class(True, "-answer")  # the thought only: a screen class restyles every pane

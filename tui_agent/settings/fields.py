@@ -249,6 +249,8 @@ class Settings:
     """When a decision (tool call, plan, breakpoint, clarifying question) has waited notify_after_s: 'all' rings the terminal bell and sends a desktop notification through the terminal (OSC 9, or OSC 777 where the terminal takes it), 'bell' only rings, 'off' does neither."""
     notify_after_s: Annotated[float, Field(ge=0)] = 10.0
     """Seconds a decision waits before the bell and the desktop notification (0: at once)."""
+    max_tabs: Annotated[int, Field(ge=1, le=64)] = 8
+    """Researches the TUI holds open at once, one per tab (ctrl+t opens one): each live tab's run goes on while hidden, with its own model connection and memory, so this bounds what a forgotten tab can cost."""
     max_fps: Annotated[int, Field(ge=1, le=240)] = 120
     """Frames per second the TUI draws at most (Textual's TEXTUAL_FPS, which wins when set): a change waits for the next frame, so 120 shows a key up to 8 ms sooner than Textual's 60; frames are drawn only when something changed."""
     lean_compositor: bool = True
