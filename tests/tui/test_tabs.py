@@ -62,7 +62,7 @@ async def test_a_second_research_runs_while_the_first_waits_and_each_answers_int
         assert f" 2 {TabMark.ANSWERED.value} Why is the sky blue?" in strip(app)
         assert first.handle.state.answer is None  # nothing in tab 2 decided tab 1's call
         # Back to the first tab (the palette's "Tab that waits longest"), and approve there.
-        await pilot.press("g")
+        await pilot.press("w")
         await wait_until(pilot, lambda: app.tabs.shown is first and app.pending is not None, what="the first tab")
         assert app.main.session is first.handle.state and app.main.handle is first.handle
         assert app.main.action.mode() == "pending"  # the call that waited while hidden is on screen
