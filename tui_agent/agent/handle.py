@@ -195,7 +195,7 @@ class RunHandle:
             for name in ("tools", "clock", "llm", "research"):
                 if getattr(spec, name) is not None:
                     kwargs[name] = getattr(spec, name)
-            run = Run(settings, question, store=spec.store, approver=self.approver, listeners=list(self._followers),
+            run = Run(settings, question, store=spec.store, approver=self.approver, listeners=[*self._followers, *spec.listeners],
                       before_call=self.before_call, **kwargs)
             with self._auto_lock:
                 self.run = run

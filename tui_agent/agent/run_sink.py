@@ -5,7 +5,7 @@ run is started with, and resolving a future from any thread. No Textual here."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TYPE_CHECKING, Callable, Protocol, Union
 
@@ -95,6 +95,8 @@ class RunSpec:
     clock: Callable[[], float] | None = None
     llm: Model | None = None  # tests: the in-memory ``ScriptedModel``
     research: Any = None  # a team research's executor (``team.TeamResearch``): the engine's research hook
+    listeners: list[Callable[[Event], None]] = field(default_factory=list)
+    """This run's listeners besides the handle's followers (``--otel``: the tracing's)."""
     prepare_resume: Callable[..., Any] | None = None
     """With ``resume_id``: ``session.resume.prepare_resume``, handed in by the front end (storage sits
     above the engine side: agent/ imports nothing of session/)."""

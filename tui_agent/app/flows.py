@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from functools import partial
 import dataclasses
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tui_agent.agent.handle import RunSpec
 from tui_agent.core import fold
@@ -19,6 +19,19 @@ if TYPE_CHECKING:
     from tui_agent.session.store import Store
     from tui_agent.config import Settings
     from tui_agent.core.fold import SessionState
+
+
+def _closing(run: Callable[[], None], tracing: Any) -> Callable[[], None]:
+    """``run`` (a run's thread), then the tracing closed: what is left is sent, waiting at most the
+    exporter's timeout, on the run's thread, never the app's."""
+
+    def traced() -> None:
+        try:
+            run()
+        finally:
+            tracing.close()
+
+    return traced
 
 
 class Flows:
@@ -55,13 +68,33 @@ class Flows:
         if resume_id:
             from tui_agent.session.resume import prepare_resume
         # team mode (or a team's session resumed): the team's executor (app/team_front.py)
-        research = app.team.research(settings, session if resume_id else None)
+        tracing = self._tracing(settings)  # otel = true: the run's spans, as `run --otel` sends them
+        research = app.team.research(settings, session if resume_id else None, tracing)
         spec = RunSpec(session_id=session_id, resume_id=resume_id, store=store, tools=app.tools, clock=app.clock,
-                       prepare_resume=prepare_resume, llm=app.llm, research=research)
+                       prepare_resume=prepare_resume, llm=app.llm, research=research,
+                       listeners=[tracing.listener] if tracing is not None else [])
         # The run's own thread and loop: its stream never holds up the keys or the screen.
         run = app.handle.thread(question, settings, spec)
+        if tracing is not None:
+            run = _closing(run, tracing)
         app.run_worker(run, name="engine", group=f"run-{app.tabs.shown.key}", exclusive=True, exit_on_error=False,
                        thread=True)  # a group per tab: exclusive within its tab only
+
+    def _tracing(self, settings: Settings) -> Any:
+        """A ``telemetry.otlp.Tracing`` when the setting ``otel`` is on (the SDK is imported only
+        then); without the ``otel`` extra a notice says what to install and the run goes on untraced."""
+        if not settings.otel:
+            return None
+        app = self.app
+        try:
+            from tui_agent.telemetry.otlp import Tracing
+        except ImportError as exc:
+            app.notify(f"otel is on but the OpenTelemetry SDK is missing ({exc.name or exc}): "
+                       "pip install 'tui-agent[otel]'. This run is not traced.", title="Traces", severity="warning")
+            return None
+        # warn is called on the run's thread too: notify only posts a message (thread-safe)
+        return Tracing(content=settings.otel_content, warn=lambda text: app.notify(text, title="Traces",
+                                                                                   severity="warning"))
 
     def _load_session(self, session_id: str) -> SessionState | None:
         app = self.app

@@ -15,7 +15,7 @@ that handle. The team pane (``widgets/team_pane.py``) lists the agents on the ma
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from textual.css.query import NoMatches
 from textual.message import Message
@@ -75,10 +75,12 @@ class TeamFront:
         self._timers = False
 
     # -- a run -----------------------------------------------------------------------------------------
-    def research(self, settings: Settings, resumed: SessionState | None = None) -> TeamResearch | None:
+    def research(self, settings: Settings, resumed: SessionState | None = None,
+                 tracing: Any = None) -> TeamResearch | None:
         """The run's team research when team mode is on, or when the session ``resumed`` is a team's
-        (plan mode turns on as 'ask' when off), else None."""
+        (plan mode turns on as 'ask' when off), else None. ``tracing`` (``--otel``) follows every agent."""
         self.team, self.handles, self.bridges = None, {}, {}
+        self.tracing = tracing
         self._remove_pane()
         if not (settings.team or (resumed is not None and resumed.team.active)):
             return None
@@ -102,7 +104,8 @@ class TeamFront:
     def _listeners(self, number: int) -> list:
         """Called on the run's thread as agent ``number``'s run is made."""
         bridge = self.bridges[number] = AgentBridge(self.app.post_message, self, number)
-        return [bridge]
+        tracing = getattr(self, "tracing", None)
+        return [bridge, *(tracing.agent_listeners(number) if tracing is not None else [])]
 
     def flush(self) -> None:
         for bridge in list(self.bridges.values()):

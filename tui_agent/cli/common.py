@@ -105,7 +105,8 @@ def build_tui_parser() -> argparse.ArgumentParser:
     p = Parser(prog="tui-agent", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("question", nargs="?", help="the question to research (asked for when omitted)")
     p.add_argument("--resume", metavar="ID", help="continue an unfinished session")
-    add_setting_flags(p, "auto_approve", "breakpoint", "theme", "notify", "plan", "team", "team_concurrency")
+    add_setting_flags(p, "auto_approve", "breakpoint", "theme", "notify", "plan", "team", "team_concurrency",
+                      "otel", "otel_content")
     add_common(p)
     return p
 
