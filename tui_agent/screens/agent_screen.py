@@ -39,25 +39,6 @@ class AgentApprovals(ApprovalInput):
         req = self.gate.pending
         return req if req is not None and getattr(req, "agent", "") == self.screen.label else None  # type: ignore[attr-defined]
 
-    def approve(self, *, always: bool = False) -> None:
-        if self.pending is not None:
-            self.gate.approve(always=always)
-
-    def approve_edit(self) -> None:
-        req, screen = self.pending, self.screen
-        if req is None:
-            return
-        args, error = screen.editor.parsed()
-        if error:
-            screen.app.bell()
-            screen.editor.validate()
-            return
-        self.gate.approve(args, edited=args != req.arguments)
-
-    def rejected(self, reason: str) -> None:
-        if self.pending is not None:
-            self.gate.reject(reason)
-
 
 class AgentScreen(MainScreen):
     BINDINGS = bindings(AGENT_ACTIONS.values())
@@ -86,14 +67,6 @@ class AgentScreen(MainScreen):
         self.header.session_id = f"{self.label[:40]} · {self.session.session_id}"
 
     # -- approvals: the app's handle's request, when it is this agent's ---------------------------------
-    def _mode(self) -> str:
-        if not self.ready.is_set() or self.query_one_optional("#action") is None:
-            return "none"
-        mode = self.action.mode()
-        if mode in ("edit", "reject"):
-            return mode
-        return "pending" if self.approvals.pending is not None else "none"
-
     def show_asked(self, req: Request) -> None:
         if self.ready.is_set() and self.approvals.pending is req:
             self.show_pending(req)

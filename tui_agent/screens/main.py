@@ -234,7 +234,7 @@ class MainScreen(TabActions, Screen):
         mode = self.action.mode()
         if mode in ("edit", "reject"):
             return mode
-        return "pending" if self.handle.pending is not None else "none"
+        return "pending" if self.approvals.pending is not None else "none"  # an agent's view: its own requests
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in TAB_ACTIONS or action == "go_tab":

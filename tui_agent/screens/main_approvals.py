@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tui_agent.agent.handle import Request
+    from tui_agent.agent.handle import Request, RunHandle
     from tui_agent.screens.main import MainScreen
 
 
@@ -17,11 +17,17 @@ class ApprovalInput:
         self.screen = screen
 
     @property
+    def gate(self) -> RunHandle:
+        """The handle that holds the request and takes the decision (an agent's view: the team's)."""
+        return self.screen.handle
+
+    @property
     def pending(self) -> Request | None:
-        return self.screen.handle.pending
+        return self.gate.pending
 
     def approve(self, *, always: bool = False) -> None:
-        self.screen.handle.approve(always=always)
+        if self.pending is not None:
+            self.gate.approve(always=always)
 
     async def edit(self) -> None:
         req, screen = self.pending, self.screen
@@ -41,7 +47,7 @@ class ApprovalInput:
             screen.app.bell()
             screen.editor.validate()
             return
-        self.screen.handle.approve(args, edited=args != req.arguments)
+        self.gate.approve(args, edited=args != req.arguments)
 
     async def reject(self) -> None:
         screen = self.screen
@@ -55,7 +61,8 @@ class ApprovalInput:
         screen.refresh_bindings()
 
     def rejected(self, reason: str) -> None:
-        self.screen.handle.reject(reason)
+        if self.pending is not None:
+            self.gate.reject(reason)
 
     def cancel_input(self, mode: str) -> None:
         screen = self.screen
