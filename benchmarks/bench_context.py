@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_quality import default_tarball, trafilatura_pages, unpacked  # noqa: E402
+from bench_quality import corpus_pages  # noqa: E402
 
 from tests.servers import PageServer  # noqa: E402
 from tui_agent.agent.engine import Engine  # noqa: E402
@@ -102,13 +102,7 @@ def main() -> None:
     parser.add_argument("--reads", type=int, default=24)
     parser.add_argument("--corpus", type=Path)
     ns = parser.parse_args()
-    corpus = ns.corpus
-    if corpus is None:
-        tarball = default_tarball()
-        if tarball is None:
-            sys.exit("no corpus: pass --corpus or put shared/extraction-dev beside the repository")
-        corpus = unpacked(tarball)
-    pages = [p for p in trafilatura_pages(corpus, None) if len(p["body"]) >= MIN_PAGE_BYTES]
+    pages = corpus_pages(ns.corpus, MIN_PAGE_BYTES)
     need = ns.questions * ns.reads
     if len(pages) < need:
         sys.exit(f"only {len(pages)} pages of {MIN_PAGE_BYTES:,} bytes or more; {need} needed")

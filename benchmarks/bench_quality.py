@@ -312,5 +312,17 @@ def _version(dist: str) -> str:
     return version(dist)
 
 
+def corpus_pages(corpus: "Path | None", min_bytes: int) -> list[dict]:
+    """The trafilatura evaluation corpus's pages of ``min_bytes`` or more: from ``corpus`` (a folder),
+    else unpacked from shared/extraction-dev beside the repository; exits with a message without one."""
+    if corpus is None:
+        tarball = default_tarball()
+        if tarball is None:
+            sys.exit("no corpus: pass --corpus or put shared/extraction-dev beside the repository")
+        corpus = unpacked(tarball)
+    return [p for p in trafilatura_pages(corpus, None) if len(p["body"]) >= min_bytes]
+
+
 if __name__ == "__main__":
     main()
+

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_quality import default_tarball, trafilatura_pages, unpacked  # noqa: E402
+from bench_quality import corpus_pages  # noqa: E402
 
 from tests.servers import PageServer  # noqa: E402
 from tui_agent.agent.runner import Run  # noqa: E402
@@ -147,13 +147,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--corpus", type=Path)
     ns = parser.parse_args()
-    corpus = ns.corpus
-    if corpus is None:
-        tarball = default_tarball()
-        if tarball is None:
-            sys.exit("no corpus: pass --corpus or put shared/extraction-dev beside the repository")
-        corpus = unpacked(tarball)
-    pages = [p for p in trafilatura_pages(corpus, None) if len(p["body"]) >= MIN_PAGE_BYTES]
+    pages = corpus_pages(ns.corpus, MIN_PAGE_BYTES)
     need = ns.subs * ns.reads
     with PageServer() as server:
         urls = [server.add(f"/p{i}.html", p["body"]) for i, p in enumerate(pages[:need])]

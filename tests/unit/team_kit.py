@@ -9,7 +9,7 @@ import re
 from typing import Any, Callable
 
 from tests.helpers import Recorder, call
-from tests.unit.plan_kit import FakeSearch
+from tests.unit.plan_kit import FakeSearch, FakeVisit
 from tui_agent.agent.runner import Run
 from tui_agent.config import Settings
 from tui_agent.model.scripted import ScriptedModel
@@ -28,16 +28,8 @@ def url(key: str) -> str:
     return f"https://pages.example/{key}"
 
 
-class PageVisit(Tool):
+class PageVisit(FakeVisit):
     """``visit`` over in-memory pages: each page says a fact about its key."""
-
-    name = "visit"
-    description = "Read pages."
-    parameters = {"type": "object", "properties": {"url": {"type": "array", "items": {"type": "string"}},
-                                                   "goal": {"type": "string"}}, "required": ["url"]}
-
-    def __init__(self) -> None:
-        self.runs: list[list[str]] = []
 
     async def run(self, arguments: dict, ctx: ToolContext) -> ToolResult:
         self.runs.append(list(arguments["url"]))
