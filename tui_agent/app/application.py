@@ -123,7 +123,11 @@ class ResearchApp(App[int]):
                                      prepare=lambda settings: run_handle.warm_up(settings))
         # What the app does around the fold's status (never written into the session).
         self.handle.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
-        self.decisions = Decisions(self, self._write_terminal, clock)  # the person's decisions, the bell
+        from tui_agent.app.served import is_served_driver
+
+        self.served = is_served_driver(self.driver_class)  # in a browser tab (tui-agent serve)
+        # the person's decisions; the bell (a notification in the browser)
+        self.decisions = Decisions(self, self._write_terminal, clock, served=self.served)
         self.handle.on_decided(self.decisions.decided)
         self.flows = Flows(self)
         self.models = ModelSetup(self, self.flows)
@@ -276,6 +280,15 @@ class ResearchApp(App[int]):
                                                           f"{name}; ended at once (the session is interrupted, resumable)\n"))
         watchdog.daemon = True
         watchdog.start()
+
+    def browser_closed(self) -> None:
+        """The served app's browser tab closed (``app.served.ServedDriver``): a live run is marked
+        interrupted (resumable), then the app closes as the web driver asks."""
+        from tui_agent.app.served import TAB_CLOSED
+
+        if self.run_active():
+            self.interrupted_by = TAB_CLOSED
+            self.handle.interrupt(TAB_CLOSED, self.store)
 
     def open_store(self, settings: Settings) -> Store | None:
         if self._store_opened:

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 
 class Decisions:
-    def __init__(self, app: AppHost, write: Callable[[str], None], clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, app: AppHost, write: Callable[[str], None], clock: Callable[[], float] | None = None,
+                 *, served: bool = False) -> None:
         self.app = app
+        self.served = served  # in a browser: the call is Textual's notification, not terminal bytes
         self.write = write  # writes to the terminal (the bell, the desktop notification)
         self.watch = DecisionWatch(app.settings.notify_after_s, clock or time.monotonic)
         self.written: list[str] = []  # what was written to call the person, newest last
@@ -66,7 +68,12 @@ class Decisions:
         self.watch.observe(*waiting) if waiting else self.watch.observe(None)
         due = self.watch.due()
         if due is not None and settings.notify != "off":
-            sequence = attention_sequence(settings.notify, "tui-agent", f"{due.kind} waiting: {due.detail}")
-            self.written.append(sequence)
-            self.write(sequence)
+            body = f"{due.kind} waiting: {due.detail}"
+            if self.served:  # a browser shows no terminal bell or OSC 9: a toast on the page instead
+                self.written.append(body)
+                self.app.notify(body, title="tui-agent", severity="warning", timeout=30)
+            else:
+                sequence = attention_sequence(settings.notify, "tui-agent", body)
+                self.written.append(sequence)
+                self.write(sequence)
         return waited_label(self.watch.waited())

@@ -1,0 +1,33 @@
+"""The app served in a browser (``tui-agent serve``): Textual's web driver, told when the tab closed.
+
+textual-serve starts each visit's app with ``TEXTUAL_DRIVER`` naming Textual's web driver; the
+command line swaps in :class:`ServedDriver` (``cli.serve.use_served_driver``). When the browser tab
+closes, the server sends the app a ``quit`` packet: the driver first lets the app mark its live run
+interrupted (resumable, never left *running*), then Textual's own handling closes the app.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.drivers.web_driver import WebDriver
+
+# What textual-serve puts in TEXTUAL_DRIVER, and ours in its place.
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+SERVED_DRIVER = "tui_agent.app.served:ServedDriver"
+# How the app says why its run stopped (``interrupted_by``), as a signal's name is said.
+TAB_CLOSED = "the browser tab closing"
+
+
+class ServedDriver(WebDriver):
+    def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
+        if packet_type == "quit":
+            closed: Any = getattr(self._app, "browser_closed", None)
+            if closed is not None:
+                self._app.call_from_thread(closed)  # the input thread: the app's own loop marks the run
+        super().on_meta(packet_type, payload)
+
+
+def is_served_driver(driver_class: type) -> bool:
+    """The app draws in a browser (Textual's web driver or ours)."""
+    return issubclass(driver_class, WebDriver)
