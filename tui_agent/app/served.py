@@ -1,7 +1,8 @@
 """The app served in a browser (``tui-agent serve``): Textual's web driver, told when the tab closed.
 
 textual-serve starts each visit's app with ``TEXTUAL_DRIVER`` naming Textual's web driver; the
-command line swaps in :class:`ServedDriver` (``cli.serve.use_served_driver``). When the browser tab
+command line swaps in :class:`ServedDriver` (``cli.serve.use_served_driver``, before Textual is
+imported: Textual reads the variable once). When the browser tab
 closes, the server sends the app a ``quit`` packet: the driver first lets the app mark its live run
 interrupted (resumable, never left *running*), then Textual's own handling closes the app.
 """
@@ -12,9 +13,6 @@ from typing import Any
 
 from textual.drivers.web_driver import WebDriver
 
-# What textual-serve puts in TEXTUAL_DRIVER, and ours in its place.
-WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
-SERVED_DRIVER = "tui_agent.app.served:ServedDriver"
 # How the app says why its run stopped (``interrupted_by``), as a signal's name is said.
 TAB_CLOSED = "the browser tab closing"
 

@@ -34,11 +34,15 @@ TLS_HOWTO = ("put TLS in front and keep --host 127.0.0.1: an SSH tunnel (ssh -L 
              "(caddy reverse-proxy --from agent.example.com --to 127.0.0.1:8000)")
 
 
+# What textual-serve puts in TEXTUAL_DRIVER, and ours (app/served.py) in its place.
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+SERVED_DRIVER = "tui_agent.app.served:ServedDriver"
+
+
 def use_served_driver(env: Any = os.environ) -> bool:
     """Started by textual-serve (its web driver named in TEXTUAL_DRIVER): use ours, which marks a
-    live run interrupted when the tab closes. True when the app is served."""
-    from tui_agent.app.served import SERVED_DRIVER, WEB_DRIVER  # textual: only imported when served
-
+    live run interrupted when the tab closes. True when the app is served. Called before Textual
+    is imported (it reads the variable once, when ``textual.constants`` loads)."""
     if env.get("TEXTUAL_DRIVER") not in (WEB_DRIVER, SERVED_DRIVER):
         return False
     env["TEXTUAL_DRIVER"] = SERVED_DRIVER
