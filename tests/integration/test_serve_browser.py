@@ -112,7 +112,7 @@ def test_a_question_typed_in_the_browser_is_answered_and_stored_and_closing_the_
     assert out.count(served.token) == 1  # only the URL printed at start
 
 
-@pytest.mark.slow  # the default run has the browser once (the test above, ~15-20 s); .ci/run runs this too
+@pytest.mark.slow  # the default run has the browser once (the test above: 7 s, 20 s on a loaded machine); .ci/run runs this too
 def test_closing_the_tab_during_a_run_ends_the_app_and_leaves_the_session_interrupted_and_resumable(
         tmp_path, chat_server):
     chat_server.script(Fault(hang=True))

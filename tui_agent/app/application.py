@@ -125,7 +125,7 @@ class ResearchApp(App[int]):
         self.handle.phase = Phase.STARTING if resume or (settings.model and self.question) else Phase.NONE
         from tui_agent.app.served import is_served_driver
 
-        self.served = is_served_driver(self.driver_class)  # in a browser tab (tui-agent serve)
+        self.served = is_served_driver(self.driver_class)  # in a browser tab (tui-agent serve, app/served.py)
         # the person's decisions; the bell (a notification in the browser)
         self.decisions = Decisions(self, self._write_terminal, clock, served=self.served)
         self.handle.on_decided(self.decisions.decided)
@@ -280,15 +280,6 @@ class ResearchApp(App[int]):
                                                           f"{name}; ended at once (the session is interrupted, resumable)\n"))
         watchdog.daemon = True
         watchdog.start()
-
-    def browser_closed(self) -> None:
-        """The served app's browser tab closed (``app.served.ServedDriver``): a live run is marked
-        interrupted (resumable), then the app closes as the web driver asks."""
-        from tui_agent.app.served import TAB_CLOSED
-
-        if self.run_active():
-            self.interrupted_by = TAB_CLOSED
-            self.handle.interrupt(TAB_CLOSED, self.store)
 
     def open_store(self, settings: Settings) -> Store | None:
         if self._store_opened:

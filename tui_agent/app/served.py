@@ -20,10 +20,17 @@ TAB_CLOSED = "the browser tab closing"
 class ServedDriver(WebDriver):
     def on_meta(self, packet_type: str, payload: dict[str, object]) -> None:
         if packet_type == "quit":
-            closed: Any = getattr(self._app, "browser_closed", None)
-            if closed is not None:
-                self._app.call_from_thread(closed)  # the input thread: the app's own loop marks the run
+            # This is the input thread: the app's own loop marks the run.
+            self._app.call_from_thread(tab_closed, self._app)
         super().on_meta(packet_type, payload)
+
+
+def tab_closed(app: Any) -> None:
+    """The app's browser tab closed: a live run is marked interrupted (resumable) before the app
+    closes, as a signal does in a terminal (``ResearchApp._stopped_by``)."""
+    if getattr(app, "run_active", None) is not None and app.run_active():
+        app.interrupted_by = TAB_CLOSED
+        app.handle.interrupt(TAB_CLOSED, app.store)
 
 
 def is_served_driver(driver_class: type) -> bool:
