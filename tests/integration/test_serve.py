@@ -7,6 +7,8 @@ import asyncio
 import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import aiohttp
 import pytest
@@ -137,3 +139,43 @@ def test_the_tui_still_refuses_pipes_outside_serve(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tui_agent", "a question"], capture_output=True, text=True,
                        env={**isolated_env(tmp_path), "PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL, timeout=60)
     assert r.returncode == 2 and "needs a terminal" in r.stderr
+
+
+def test_stopping_the_server_ends_the_apps_of_open_tabs(tmp_path):
+    s = start_serve(tmp_path, "--token", "t", *MODEL, f"http://127.0.0.1:{closed_port()}/v1")
+
+    async def open_then_stop() -> list[int]:
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(s.base.replace("http", "ws") + "/ws?token=t") as ws:
+                await ws.receive()  # the app is running
+                apps = app_pids(s.proc.pid)
+                reading = asyncio.create_task(ws.receive_bytes())  # as a browser, reading what comes
+
+                async def drain() -> None:
+                    async for _ in ws:
+                        pass
+
+                reading.cancel()
+                draining = asyncio.create_task(drain())
+                await asyncio.to_thread(s.stop)
+                await draining
+                return apps
+
+    apps = asyncio.run(open_then_stop())
+    assert len(apps) == 1 and s.proc.returncode == 0
+    deadline = time.monotonic() + 30
+    while any(running(pid) for pid in apps) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(running(pid) for pid in apps)
+
+
+def running(pid: int) -> bool:
+    status = Path(f"/proc/{pid}/status")
+    try:
+        return "zombie" not in status.read_text()
+    except OSError:
+        return False
+
+
+def app_pids(pid: int) -> list[int]:
+    return [int(k) for task in Path(f"/proc/{pid}/task").iterdir() for k in (task / "children").read_text().split()]

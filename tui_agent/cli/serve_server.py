@@ -9,12 +9,18 @@ the first visit's URL carries the token, and it must never reach a log.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from aiohttp import web
-from textual_serve.server import Server
+from textual_serve.app_service import AppService
+from textual_serve.server import Server, log, to_int
 
 from tui_agent.cli.serve_guard import TokenGuard, refused
+
+
+# Seconds the server waits, when stopped, for the apps of open tabs to end.
+SHUTDOWN_WAIT_S = 20.0
 
 
 class PortInUse(Exception):
@@ -27,6 +33,7 @@ class GuardedServer(Server):
         self.guard = TokenGuard(token, port)
         self.max_apps = max_apps
         self.live = 0  # apps running now (one per open websocket)
+        self.sockets: set[web.WebSocketResponse] = set()
         self._runner: web.AppRunner | None = None
 
     async def _make_app(self) -> web.Application:
@@ -53,13 +60,43 @@ class GuardedServer(Server):
         return response
 
     async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        """textual-serve's handler (one app per websocket), with the cap, and each websocket kept so
+        that stopping the server closes them first (``on_shutdown``): their apps get the quit a
+        closed tab sends, at once, rather than after aiohttp's shutdown timeout."""
         if self.live >= self.max_apps:
             return self.busy()
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width, height = to_int(request.query.get("width", "80"), 80), to_int(request.query.get("height", "24"), 24)
         self.live += 1
+        self.sockets.add(websocket)
+        app_service: AppService | None = None
         try:
-            return await super().handle_websocket(request)
+            await websocket.prepare(request)
+            app_service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                     close=websocket.close, download_manager=self.download_manager, debug=self.debug)
+            await app_service.start(width, height)
+            await self._process_messages(websocket, app_service)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:  # noqa: BLE001 - as textual-serve: logged, the socket closed
+            log.exception(error)
         finally:
-            self.live -= 1
+            self.sockets.discard(websocket)
+            try:
+                if app_service is not None:
+                    await app_service.stop()  # the app's quit, then its end
+            finally:
+                self.live -= 1
+        return websocket
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Close every tab's websocket and wait (at most SHUTDOWN_WAIT_S) until their apps have
+        closed their output (the processes end a moment later, once Python has shut down)."""
+        for websocket in list(self.sockets):
+            await websocket.close()
+        deadline = asyncio.get_running_loop().time() + SHUTDOWN_WAIT_S
+        while self.live and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
 
     # -- running ---------------------------------------------------------------------------------------
     async def start(self) -> int:
