@@ -8,8 +8,9 @@
 - the server's own resident set, idle and with the apps open.
 
 Each visit runs the real app (``python -m tui_agent``) through the real server on a free port;
-the model is the local scripted server of tests/servers.py, never called: each app shows the
-question box (the model library, litellm, is not loaded yet; a run loads it and adds to the figures).
+the model is the local scripted server of tests/servers.py. The first figures are of apps showing
+the question box (the model library, litellm, not loaded yet); the last, of an app that answered a
+question typed in chromium (through Playwright, as tests/integration/test_serve_browser.py does).
 
 Run: ``.venv/bin/python benchmarks/bench_serve.py [--visits 5] [--together 4]``.
 """
@@ -95,6 +96,38 @@ async def measure(served, visits: int, together: int) -> dict:
             "together_pss": together_pss, "server_idle": server_idle, "server_busy": server_busy}
 
 
+def after_an_answer(chat: ChatServer, visits: int) -> list[tuple[float, float, float]]:
+    """Visits in chromium (Playwright) that ask a question, answered by the local model server: the
+    app's RSS and PSS (MiB) once the answer is stored (the model library loaded), and seconds from
+    Enter to the stored answer. Empty without chromium or Playwright."""
+    from tests.integration.test_serve_browser import CHROMIUM, ask_in_the_browser, stored, wait_until
+
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        return []
+    if not Path(CHROMIUM).exists():
+        return []
+    out = []
+    for _ in range(visits):
+        chat.script(*["<answer>It is 42.</answer>"] * 2)
+        with tempfile.TemporaryDirectory() as tmp:
+            served = start_serve(Path(tmp), "--yes", "--model", "openai/test-model", "--api-base", chat.base_url)
+            try:
+                def answered(page) -> None:
+                    t0 = time.perf_counter()
+                    wait_until("the answer", lambda: [r for r in stored(Path(tmp) / "data")
+                                                      if r.shown_status == "answer"], page=page)
+                    took = time.perf_counter() - t0
+                    (app,) = children(served.proc.pid)
+                    out.append((kib(app, "VmRSS") / 1024, kib(app, "Pss", "smaps_rollup") / 1024, took))
+
+                ask_in_the_browser(served, "What is the answer?", answered)
+            finally:
+                served.stop()
+    return out
+
+
 def row(name: str, values: list[float], unit: str) -> str:
     return (f"| {name} | {statistics.median(values):.2f} {unit} | {min(values):.2f} | {max(values):.2f} |")
 
@@ -112,7 +145,8 @@ def main() -> None:
             f = asyncio.run(measure(served, ns.visits, ns.together))
         finally:
             served.stop()
-            chat.close()
+        answered = after_an_answer(chat, ns.visits)
+    chat.close()
     mib = lambda xs: [x / 1024 for x in xs]  # noqa: E731
     print(f"one visit at a time ({ns.visits} visits), then {ns.together} apps open at once\n")
     print("| figure | median | min | max |\n|---|---|---|---|")
@@ -122,6 +156,12 @@ def main() -> None:
     print(row("one app's PSS (alone)", mib(f["pss"]), "MiB"))
     print(row(f"each app's RSS, {ns.together} open", mib(f["together_rss"]), "MiB"))
     print(row(f"each app's PSS, {ns.together} open", mib(f["together_pss"]), "MiB"))
+    if answered:
+        print(row("one app's RSS after a question answered (model library loaded)", [a[0] for a in answered], "MiB"))
+        print(row("one app's PSS after a question answered", [a[1] for a in answered], "MiB"))
+        print(row("Enter -> answer stored (local model, no tools)", [a[2] for a in answered], "s"))
+    else:
+        print("| after a question answered | not measured: no chromium or Playwright | | |")
     print(f"\nserver RSS: {f['server_idle'] / 1024:.1f} MiB idle, {f['server_busy'] / 1024:.1f} MiB with "
           f"{ns.together} apps open")
 
