@@ -19,6 +19,14 @@ def test_the_apps_get_every_flag_but_serves_own_and_never_the_token():
     assert command.endswith("-m tui_agent --yes --model m --data-dir /d")
 
 
+def test_an_api_key_reaches_the_apps_in_their_environment_not_on_their_command_line():
+    env: dict[str, str] = {}
+    command = app_command(["--api-key", "sk-one", "--model", "m"], env)
+    assert "sk-one" not in command and env == {"TUI_AGENT_API_KEY": "sk-one"}
+    app_command(["--api-key=sk-two"], env)
+    assert env == {"TUI_AGENT_API_KEY": "sk-two"}
+
+
 def test_tokens_compare_equal_only_when_the_same_whatever_text_is_sent():
     assert same_token("abc", "abc")
     assert not same_token("abd", "abc") and not same_token("", "abc") and not same_token("abcd", "abc")

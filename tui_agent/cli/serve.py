@@ -64,26 +64,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def app_arguments(argv: Sequence[str]) -> list[str]:
-    """The command line without serve's own flags: what every app gets."""
+# Secret flags reach the apps in their environment (the settings' TUI_AGENT_* layer, which a flag
+# would outrank the same way), not on their command lines, which `ps` shows to every user.
+SECRET_FLAGS = {"--api-key": "TUI_AGENT_API_KEY"}
+
+
+def app_arguments(argv: Sequence[str], secrets_out: dict[str, str] | None = None) -> list[str]:
+    """The command line without serve's own flags: what every app gets. Secret flags are left out
+    and put in ``secrets_out`` (environment variable -> value)."""
     out: list[str] = []
-    skip = False
+    skip: str | None = None
     for arg in argv:
-        if skip:
-            skip = False
+        if skip is not None:
+            if skip in SECRET_FLAGS and secrets_out is not None:
+                secrets_out[SECRET_FLAGS[skip]] = arg
+            skip = None
             continue
-        name = arg.split("=", 1)[0]
-        if name in OWN_FLAGS:
-            skip = "=" not in arg
+        name, eq, value = arg.partition("=")
+        if name in OWN_FLAGS or name in SECRET_FLAGS:
+            if not eq:
+                skip = name
+            elif name in SECRET_FLAGS and secrets_out is not None:
+                secrets_out[SECRET_FLAGS[name]] = value
             continue
         out.append(arg)
     return out
 
 
-def app_command(argv: Sequence[str]) -> str:
+def app_command(argv: Sequence[str], secrets_out: dict[str, str] | None = None) -> str:
     """The shell command textual-serve runs per visit (``exec``: the shell becomes the app, so the
     app is the process that gets the server's signals and its end is the process's end)."""
-    return "exec " + shlex.join([sys.executable, "-m", "tui_agent", *app_arguments(argv)])
+    return "exec " + shlex.join([sys.executable, "-m", "tui_agent", *app_arguments(argv, secrets_out)])
 
 
 def is_loopback(host: str) -> bool:
@@ -113,7 +124,10 @@ def main(argv: Sequence[str]) -> int:
         raise UsageError("serve: --token must not be empty")
     from tui_agent.cli.serve_server import GuardedServer, PortInUse
 
-    server = GuardedServer(app_command(argv), host=ns.host, port=ns.port, token=token,
+    secret_env: dict[str, str] = {}
+    command = app_command(argv, secret_env)
+    os.environ.update(secret_env)  # textual-serve starts each app with this process's environment
+    server = GuardedServer(command, host=ns.host, port=ns.port, token=token,
                            max_apps=settings.serve_max_apps)
     if not is_loopback(ns.host):
         sys.stderr.write(f"warning: serving on {ns.host}: the traffic (the token, questions, answers, approvals) is "
