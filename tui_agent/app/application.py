@@ -115,6 +115,9 @@ class ResearchApp(App[int]):
         self.handle_signals = handle_signals
         self.config_file: str | None = None  # the --config given, repeated in printed commands
         self.cli_auto = settings.auto_approve  # --yes on this command line: the only auto mode a run starts with
+        from tui_agent.app.served import is_served_driver
+
+        self.served = is_served_driver(self.driver_class)  # in a browser tab (tui-agent serve, app/served.py)
         # The app's runs, each through its handle, one per tab (``app.tabs``; the first is shown).
         self.runs = Runs(self.post_message)
         self.tabs = Tabs(lambda: self.settings.max_tabs)

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 
 class Decisions:
     def __init__(self, app: AppHost, write: Callable[[str], None], clock: Callable[[], float] | None = None,
-                 tab: Tab | None = None) -> None:
+                 tab: Tab | None = None, *, served: bool = False) -> None:
         self.app = app
         self.tab = tab  # the tab whose run's decisions these are (None: the app's shown run)
+        self.served = served  # in a browser: the call is Textual's notification, not terminal bytes
         self.write = write  # writes to the terminal (the bell, the desktop notification)
         settings = tab.settings if tab is not None else app.settings
         self.watch = DecisionWatch(settings.notify_after_s, clock or time.monotonic)
@@ -72,12 +73,16 @@ class Decisions:
         if due is not None and settings.notify != "off":
             name = self.app.tabs_ui.name(self.tab) if self.tab is not None else ""  # which research waits
             title = f"tui-agent · {name}" if name else "tui-agent"
-            sequence = attention_sequence(settings.notify, title, f"{due.kind} waiting: {due.detail}")
-            self.written.append(sequence)
-            self.write(sequence)
-            if name and len(self.app.tabs) > 1:
-                self.app.notify(f"{due.kind} waiting: {due.detail}"[:200], title=f"{name} waits for you",
-                                severity="warning", timeout=8)
+            body = f"{due.kind} waiting: {due.detail}"
+            if self.served:  # a browser shows no terminal bell or OSC 9: a toast on the page instead
+                self.written.append(body)
+                self.app.notify(body, title=title, severity="warning", timeout=30)
+            else:
+                sequence = attention_sequence(settings.notify, title, body)
+                self.written.append(sequence)
+                self.write(sequence)
+                if name and len(self.app.tabs) > 1:
+                    self.app.notify(body[:200], title=f"{name} waits for you", severity="warning", timeout=8)
         return waited_label(self.watch.waited())
 
     def waited_text(self) -> str:

@@ -17,8 +17,10 @@ def run_app(settings: Settings, question: str | None, resume: str | None = None,
     app = ResearchApp(settings, question, resume=resume, handle_signals=True)
     app.config_file = config_file
     code = app.run()
-    sys.stdout.write(leaving_notes(app, config_file))
-    sys.stdout.flush()
+    # Served in a browser, standard output is the web driver's channel: the note goes to the server's log.
+    out = sys.stderr if app.served else sys.stdout
+    out.write(leaving_notes(app, config_file))
+    out.flush()
     return EXIT_NO_ANSWER if code is None else int(code)
 
 

@@ -67,7 +67,7 @@ class TabControl:
                                prepare=lambda s: run_handle.warm_up(s))
         tab = Tab(handle, settings, question, breakpoint=settings.breakpoint, fixed_session_id=sid, resume=resume)
         holder.append(tab)
-        tab.decisions = Decisions(app, app._write_terminal, app.clock, tab=tab)
+        tab.decisions = Decisions(app, app._write_terminal, app.clock, tab=tab, served=app.served)
         handle.on_decided(tab.decisions.decided)
         from tui_agent.app.team_front import TeamFront
 

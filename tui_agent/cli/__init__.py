@@ -22,6 +22,7 @@ COMMANDS = {
     "read": "what the model would read from a URL (the visit tool, no model needed)",
     "eval": "run a regression set; eval compare LABEL_A LABEL_B; eval list",
     "tools": "tools list: every tool (built-in, plugin, MCP server) with its source and policy",
+    "serve": "the TUI in a browser: each visit runs the app, behind a token (--host, --port, --token)",
     "help": "this help; help COMMAND shows a command's own flags",
 }
 OVERVIEW = """\
@@ -60,6 +61,10 @@ def cmd_help(argv: Sequence[str]) -> int:
 
 def refuse_without_terminal() -> None:
     """The TUI draws on a terminal and reads keys from one; without it, it could only spin."""
+    from tui_agent.cli.serve import use_served_driver
+
+    if use_served_driver():  # started by `tui-agent serve`: it draws in a browser over pipes
+        return
     missing = [name for name, stream in (("input", sys.stdin), ("output", sys.stdout))
                if stream is None or not stream.isatty()]
     if missing:
@@ -116,6 +121,10 @@ def dispatch(argv: list[str]) -> int:
         from tui_agent.cli.tools import main as tools_main
 
         return tools_main(argv[1:])
+    if command == "serve":
+        from tui_agent.cli.serve import main as serve_main
+
+        return serve_main(argv[1:])
     if command == "help":
         return cmd_help(argv[1:])
     return cmd_tui(argv)

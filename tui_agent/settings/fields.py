@@ -257,6 +257,8 @@ class Settings:
     """Partial screen updates (a streamed batch, the header after a key) draw only the widgets and lines they show, instead of every widget whose area they touch (Textual's own compositor, which 'false' restores): a frame of a streamed answer takes about a quarter less time (benchmarks/bench_frames.py), and a key pressed meanwhile waits less."""
     signal_exit_grace_s: Annotated[float, Field(gt=0)] = 10.0
     """Seconds the TUI may take to close after SIGTERM or SIGHUP (the session is marked interrupted first); a close that hangs longer (a terminal gone mid-write) ends the process then, so no hung process holds the session."""
+    serve_max_apps: Positive = 4
+    """Apps `tui-agent serve` runs at once (one per open browser tab, each its own process: about 58 MB resident before its first run and 170 MB once a run loaded the model library, benchmarks/bench_serve.py); a visit past it gets a page saying so until a tab is closed."""
     plan: Annotated[Literal["off", "ask", "clarify"], Flag(FRONT_END, const="ask")] = "off"
     """Plan mode: 'ask' writes a research plan before the first tool call for you to approve, edit, replan or skip; 'clarify' first lets the model ask up to three questions; the approved plan approves its own searches and visits."""
     plan_section_min_words: Positive = 30
