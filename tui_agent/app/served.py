@@ -26,11 +26,14 @@ class ServedDriver(WebDriver):
 
 
 def tab_closed(app: Any) -> None:
-    """The app's browser tab closed: a live run is marked interrupted (resumable) before the app
-    closes, as a signal does in a terminal (``ResearchApp._stopped_by``)."""
-    if getattr(app, "run_active", None) is not None and app.run_active():
+    """The app's browser tab closed: every live run (each of the app's own tabs) is marked
+    interrupted (resumable) before the app closes, as a signal does in a terminal
+    (``ResearchApp._stopped_by``)."""
+    live = [tab.handle for tab in app.tabs if tab.handle.active]
+    if live:
         app.interrupted_by = TAB_CLOSED
-        app.handle.interrupt(TAB_CLOSED, app.store)
+    for handle in live:
+        handle.interrupt(TAB_CLOSED, app.store)
 
 
 def is_served_driver(driver_class: type) -> bool:
