@@ -71,7 +71,8 @@ class Decisions:
         self.watch.observe(*waiting) if waiting else self.watch.observe(None)
         due = self.watch.due()
         if due is not None and settings.notify != "off":
-            name = self.app.tabs_ui.name(self.tab) if self.tab is not None else ""  # which research waits
+            # which research waits, once there are several to tell apart
+            name = self.app.tabs_ui.name(self.tab) if self.tab is not None and len(self.app.tabs) > 1 else ""
             title = f"tui-agent · {name}" if name else "tui-agent"
             body = f"{due.kind} waiting: {due.detail}"
             if self.served:  # a browser shows no terminal bell or OSC 9: a toast on the page instead
@@ -81,7 +82,7 @@ class Decisions:
                 sequence = attention_sequence(settings.notify, title, body)
                 self.written.append(sequence)
                 self.write(sequence)
-                if name and len(self.app.tabs) > 1:
+                if name:
                     self.app.notify(body[:200], title=f"{name} waits for you", severity="warning", timeout=8)
         return waited_label(self.watch.waited())
 
