@@ -102,15 +102,21 @@ async def test_switching_tabs_by_number_and_in_turn_shows_each_tabs_run(chat_ser
         await wait_until(pilot, lambda: first.handle.state.answer is not None, what="the first tab's answer")
 
 
+async def two_waiting_tabs(pilot, app):
+    """The first tab's call waits; a second research opens in a new tab and its call waits too."""
+    await wait_pending(pilot, app)
+    first = app.tabs.shown
+    await open_second_tab(pilot, app)
+    second = app.tabs.shown
+    await wait_until(pilot, lambda: app.pending is not None, what="the second tab's call")
+    return first, second
+
+
 async def test_closing_a_live_tab_asks_then_marks_its_session_interrupted(chat_server, tmp_path):
     chat_server.script(call("lookup", topic="life"), call("lookup", topic="sky"))
     app, _ = make_app(chat_server, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_pending(pilot, app)
-        first = app.tabs.shown
-        await open_second_tab(pilot, app)
-        second = app.tabs.shown
-        await wait_until(pilot, lambda: app.pending is not None, what="the second tab's call")
+        first, second = await two_waiting_tabs(pilot, app)
         await pilot.press("ctrl+w")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question before closing")
         await pilot.press("escape")  # stay: nothing closes
@@ -136,11 +142,7 @@ async def test_quitting_with_live_tabs_asks_once_for_all_of_them(chat_server, tm
     chat_server.script(call("lookup", topic="life"), call("lookup", topic="sky"))
     app, _ = make_app(chat_server, tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_pending(pilot, app)
-        first = app.tabs.shown
-        await open_second_tab(pilot, app)
-        second = app.tabs.shown
-        await wait_until(pilot, lambda: app.pending is not None, what="the second tab's call")
+        first, second = await two_waiting_tabs(pilot, app)
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question before quitting")
         assert "2 runs are active" in str(app.screen.query_one(".dialog-title").render())
