@@ -88,11 +88,17 @@ print(json.dumps({"package": tui_agent.__file__, "modules": len(names), "failed"
 """
 
 
+RUNTIME_EXTRAS = ("", "otel")
+"""The wheel's own extras whose modules the probe imports: ``otel`` for telemetry/otlp.py (every module
+is imported, so that one loads the SDK); ``test`` is not one."""
+
+
 def declared_closure(wheel_requirements: list[str]) -> set[str]:
-    """The distributions the wheel's Requires-Dist asks for, and theirs, with the extras they name."""
+    """The distributions the wheel's Requires-Dist asks for (with its runtime extras), and theirs, with
+    the extras they name."""
     extras: dict[str, set[str]] = {}
     todo = [Requirement(r) for r in wheel_requirements]
-    todo = [r for r in todo if r.marker is None or r.marker.evaluate({"extra": ""})]
+    todo = [r for r in todo if r.marker is None or any(r.marker.evaluate({"extra": e}) for e in RUNTIME_EXTRAS)]
     while todo:
         req = todo.pop()
         name = canonicalize_name(req.name)
