@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import signal
 import sys
-import threading
 from functools import partial
 from typing import TYPE_CHECKING, Callable, Iterable
 
@@ -65,13 +63,6 @@ if TYPE_CHECKING:
 CLOCK_TICK_S = 1.0
 # Exit status after a stopping signal, as shells report it (128 + the signal number).
 SIGNAL_EXIT_BASE = 128
-
-
-def _end_now(code: int, note: str) -> None:
-    try:
-        os.write(2, note.encode())
-    finally:
-        os._exit(code)
 
 
 class ResearchApp(App[int]):
@@ -273,14 +264,9 @@ class ResearchApp(App[int]):
             tab.handle.interrupt(name, self.store)
         code = SIGNAL_EXIT_BASE + getattr(signal, name)
         self.exit(code, return_code=code)
-        # Textual's close writes to the terminal; with the terminal gone it has been seen to hang
-        # for good, and a live process keeps its session from being resumed. The session is marked
-        # interrupted already: past the grace, end at once.
-        grace = self.settings.signal_exit_grace_s
-        watchdog = threading.Timer(grace, _end_now, args=(code, f"tui-agent: closing took over {grace:g} s after "
-                                                          f"{name}; ended at once (the session is interrupted, resumable)\n"))
-        watchdog.daemon = True
-        watchdog.start()
+        from tui_agent.app import exit_watchdog
+
+        exit_watchdog.start(code, name, self.settings.signal_exit_grace_s)  # Textual's close may hang
 
     def open_store(self, settings: Settings) -> Store | None:
         if self._store_opened:
