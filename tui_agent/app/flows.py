@@ -81,20 +81,20 @@ class Flows:
                        thread=True)  # a group per tab: exclusive within its tab only
 
     def _tracing(self, settings: Settings) -> Any:
-        """A ``telemetry.otlp.Tracing`` when the setting ``otel`` is on (the SDK is imported only
-        then); without the ``otel`` extra a notice says what to install and the run goes on untraced."""
+        """The run's tracing when the setting ``otel`` is on (``telemetry.open_tracing``); without the
+        ``otel`` extra a notice says what to install and the run goes on untraced."""
         if not settings.otel:
             return None
+        from tui_agent.telemetry import TracingUnavailable, open_tracing
+
         app = self.app
         try:
-            from tui_agent.telemetry.otlp import Tracing
-        except ImportError as exc:
-            app.notify(f"otel is on but the OpenTelemetry SDK is missing ({exc.name or exc}): "
+            # warn is called on the run's thread too: notify only posts a message (thread-safe)
+            return open_tracing(settings, lambda text: app.notify(text, title="Traces", severity="warning"))
+        except TracingUnavailable as exc:
+            app.notify(f"otel is on but the OpenTelemetry SDK is missing ({exc.missing}): "
                        "pip install 'tui-agent[otel]'. This run is not traced.", title="Traces", severity="warning")
             return None
-        # warn is called on the run's thread too: notify only posts a message (thread-safe)
-        return Tracing(content=settings.otel_content, warn=lambda text: app.notify(text, title="Traces",
-                                                                                   severity="warning"))
 
     def _load_session(self, session_id: str) -> SessionState | None:
         app = self.app

@@ -1,5 +1,6 @@
-"""``--otel`` on run, eval and sessions export: tracing opened from the settings (the SDK is
-imported only here, and only when the setting is on), its one warning on standard error."""
+"""``--otel`` on run, eval and sessions export: tracing opened from the settings
+(``telemetry.open_tracing``: the SDK is imported only when the setting is on), its one warning on
+standard error, a missing extra a usage error."""
 
 from __future__ import annotations
 
@@ -15,16 +16,14 @@ OTEL_FLAGS = ("otel", "otel_content")
 def open_tracing(settings: Any) -> Any:
     """A ``telemetry.otlp.Tracing`` when ``otel`` is on (None otherwise); UsageError when the
     ``otel`` extra is not installed."""
-    if not settings.otel:
-        return None
-    try:
-        from tui_agent.telemetry.otlp import Tracing
-    except ImportError as exc:
-        raise UsageError(f"--otel needs the OpenTelemetry SDK ({exc.name or exc}): "
-                         f"pip install 'tui-agent[otel]'") from None
+    from tui_agent.telemetry import TracingUnavailable, open_tracing as opened
 
     def warn(text: str) -> None:
         sys.stderr.write(text + "\n")
         sys.stderr.flush()
 
-    return Tracing(content=settings.otel_content, warn=warn)
+    try:
+        return opened(settings, warn)
+    except TracingUnavailable as exc:
+        raise UsageError(f"--otel needs the OpenTelemetry SDK ({exc.missing}): "
+                         f"pip install 'tui-agent[otel]'") from None
