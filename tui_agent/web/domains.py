@@ -101,8 +101,11 @@ def lookalike_addresses(arguments: Any) -> list[str]:
     def walk(value: Any) -> None:
         if isinstance(value, str):
             for m in _URL_IN_TEXT.finditer(value):
-                host = m.group(1).split("@")[-1].split(":")[0].strip("[]")
-                note = f"{to_unicode(host)} = {to_ascii(host.lower())}"
+                try:
+                    host = urlsplit(m.group()).hostname or ""  # no user, port or brackets
+                except ValueError:  # a malformed IPv6 literal: not a name that can imitate another
+                    continue
+                note = f"{to_unicode(host)} = {to_ascii(host)}"
                 if is_lookalike(host) and note not in found:
                     found.append(note)
         elif isinstance(value, dict):
@@ -116,7 +119,7 @@ def lookalike_addresses(arguments: Any) -> list[str]:
     return found
 
 
-_URL_IN_TEXT = re.compile(r"https?://([^/\s?#]+)", re.IGNORECASE)
+_URL_IN_TEXT = re.compile(r"https?://[^/\s?#]+", re.IGNORECASE)
 
 
 def problem(domain: str) -> str | None:
