@@ -524,6 +524,8 @@ def worst_case_inputs() -> dict[str, object]:
         "Bearer repeated": rep("Authorization: Bearer "),
         "<secret>{…} elements": rep("<secret>{jenkins AQAAABAAA 5422358j60yxo9nc0dbpxby602tsxd6j}</secret>\n"),
         "<secret> open, never closed": rep("<secret>{a b c d e f g h i j "),
+        "provider names, values that fail": rep("kraken mapbox_key := (bedrock-2023-05-31 "),
+        "provider name, long name tail": rep("kraken" + "_a" * 40 + " "),
     }
 
 

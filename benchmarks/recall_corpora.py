@@ -159,7 +159,34 @@ _ENDPOINT = re.compile(r"://|^[\w.-]+\.(?:com|net|org|io|cloud|ai|co)(?::\d+)?(?
 secret, not a credential: not counted."""
 
 
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+_IDENTITY_NAME = re.compile(r"(?i)(?:name|user|login|e-?mail|account|host|domain|region|org|tenant|project)[\w\-]*$")
+_SECRET_NAME = re.compile(r"(?i)key|secret|token|pass|pwd|auth|cred|sig")
+
+
+def identity(text: str, secret: str) -> str | None:
+    """What a reported string is when it is not a credential, else None. trufflehog's tests list every
+    string a detector reports, the account, user or host beside the key, so a ``want`` is:
+    an e-mail address; a field's name (the text has it before ``:`` or ``=``, not as a value);
+    a host name's label (``storagetest123.blob.core…``); or the value of a field whose name says
+    account, user, name or host and not key, secret, token or password (``AccountName=…``)."""
+    if _EMAIL.match(secret):
+        return "e-mail address"
+    i = text.find(secret)
+    after = text[i + len(secret):i + len(secret) + 40]
+    line = text[text.rfind("\n", 0, i) + 1:i]
+    if re.match(r"[\"'`]?\s*[:=]", after) and not re.search(r"[:=]\s*[\"'`]?$", line):
+        return "field name"
+    if re.match(r"\.[a-z0-9-]+\.[a-z]", after) or line.endswith("@"):
+        return "host name"
+    names = re.findall(r"[A-Za-z_][\w\-]*", line[-60:])
+    if names and _IDENTITY_NAME.search(names[-1]) and not _SECRET_NAME.search(names[-1]):
+        return "identity field"
+    return None
+
+
 def trufflehog_recall(checkout: Path | None, redact, leaks, realistic, show: bool) -> None:
+    """Credentials and identities apart (:func:`identity`); misses are shown for the tune split only."""
     if checkout is None:
         print("trufflehog detector tests: pass --trufflehog DIR (a git checkout; AGPL-3.0, not copied here)")
         return
@@ -169,13 +196,19 @@ def trufflehog_recall(checkout: Path | None, redact, leaks, realistic, show: boo
     c: collections.Counter = collections.Counter()
     for s in samples:
         split = split_of("trufflesecurity/trufflehog", s["path"])
+        what = "identity" if identity(s["text"], s["secret"]) else "credential"
         ok = not leaks(s, redact)
-        c[(split, ok)] += 1
+        c[(split, what, ok)] += 1
+        c[(split, "all", ok)] += 1
         if show and not ok and split == "tune":  # the held-out misses stay unread
-            print(f"  missed (tune) {s['path'].split('/')[2]:<24} {s['text'].strip()[:90]!r}")
-    print(f"recall, trufflehog detector tests (AGPL-3.0, from {checkout}): held-out "
-          f"{_pct(c[('held-out', True)], c[('held-out', True)] + c[('held-out', False)])}, tune "
-          f"{_pct(c[('tune', True)], c[('tune', True)] + c[('tune', False)])}")
+            print(f"  missed (tune) {s['path'].split('/')[2]:<24} {what:<11} {s['secret'][:40]!r} in "
+                  f"{s['text'].strip()[:70]!r}")
+    print(f"{'recall, trufflehog detector tests (AGPL-3.0, from ' + str(checkout) + ')':<74}{'held-out':>18}{'tune':>18}")
+    for what, label in (("credential", "credentials (keys, tokens, passwords)"),
+                        ("identity", "identities beside them (accounts, users, hosts, e-mails, field names)"),
+                        ("all", "every reported string")):
+        cells = [_pct(c[(sp, what, True)], c[(sp, what, True)] + c[(sp, what, False)]) for sp in SPLITS]
+        print(f"  {label:<72}{cells[0]:>18}{cells[1]:>18}")
 
 
 # --- real pages ---------------------------------------------------------------------------------

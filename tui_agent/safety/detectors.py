@@ -17,6 +17,8 @@ replaces them. A detector here is a linear scan anchored on a cheap literal or k
   (:mod:`tui_agent.safety.assignments`), Kubernetes Secret data;
 - :data:`KEYWORDS`: a random-looking value after a secret word without an operator, and
   prefixed tokens of providers no rule knows (:mod:`tui_agent.safety.keywords`);
+- :data:`PROVIDER_NAMES`: a random-looking value after the name of a provider the rule sets know,
+  in whatever shape (:mod:`tui_agent.safety.providers`);
 - :data:`XML_ELEMENTS`: random-looking words inside a secret-named XML element in braces or with
   several words (Jenkins' ``<secret>{AQAAABAAA…}</secret>``);
 - :data:`JOSE_TOKENS`: JSON Web Tokens in any compact form (RFC 7515/7516: signed, unsigned or
@@ -35,6 +37,7 @@ from tui_agent.safety import rule_sets
 from tui_agent.safety.assignments import assignment_spans, kubernetes_secret_spans, name_kind
 from tui_agent.safety.env_values import value_pattern
 from tui_agent.safety.keywords import keyword_spans
+from tui_agent.safety.providers import provider_spans
 from tui_agent.safety.values import is_placeholder, is_reference, looks_random, wordy
 
 CURL_CONTEXT_CHARS = 2_000
@@ -263,6 +266,7 @@ BEARER_TOKENS = Spans("bearer-token", _bearer_spans)
 ASSIGNMENTS = Spans("assignment", assignment_spans)
 KUBERNETES_SECRETS = Spans("kubernetes-secret", kubernetes_secret_spans)
 KEYWORDS = Spans("keyword-near-token", keyword_spans)
+PROVIDER_NAMES = Spans("provider-name", provider_spans)
 XML_ELEMENTS = Spans("xml-element", _xml_element_spans)
 # --- JOSE compact tokens (JWT, JWS, JWE) --------------------------------------------------------
 
@@ -297,5 +301,5 @@ JOSE_TOKENS = Spans("jose", _jose_spans)
 
 DETECTORS: tuple[Detector, ...] = (
     PEM_BLOCKS, RULE_SETS, URL_CREDENTIALS, CURL_USER, BEARER_TOKENS, ASSIGNMENTS, KUBERNETES_SECRETS, KEYWORDS,
-    XML_ELEMENTS, JOSE_TOKENS)
+    PROVIDER_NAMES, XML_ELEMENTS, JOSE_TOKENS)
 """The detectors every text goes through, besides :class:`KnownValues`; a new detector joins here."""

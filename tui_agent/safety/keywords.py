@@ -90,7 +90,7 @@ def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
         if pos < done_until or (pos and text[pos - 1] in _WORD_CHARS):
             k = _KEYWORD_RE.search(lowered, pos + 1)  # "api token" inside "neutrinoapi token": try "token"
             continue
-        span = _value_after(text, k)
+        span = value_after(text, k.end(), password=k.group(1) in _PASSWORD_WORDS)
         if span:
             done_until = span[1]
             yield span[0], span[1], "keyword-near-token"
@@ -103,19 +103,24 @@ def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
             yield m.start(), m.end(), "prefixed-token"
 
 
-def _value_after(text: str, k: re.Match[str]) -> tuple[int, int] | None:
-    m = _VALUE_RE.match(text, k.end())
+def value_after(text: str, pos: int, password: bool = False, assignments: bool = False) -> tuple[int, int] | None:
+    """The span of the secret value read at ``pos`` (after a keyword), if it passes the gates.
+    ``name = value`` is the assignment detector's (:mod:`tui_agent.safety.assignments`) unless
+    ``assignments`` (a name it does not read as secret)."""
+    m = _VALUE_RE.match(text, pos)
     if m is None:
         return None
     s, e = m.span("v")
-    if "=" in text[k.end():s]:
-        return None  # name = value: the assignment detector's (tui_agent.safety.assignments)
+    if not assignments and "=" in text[pos:s]:
+        return None
     while e > s and text[e - 1] in _TRAILING:
         e -= 1
-    return (s, e) if _secret_value(text[s:e], k.group(1) in _PASSWORD_WORDS) else None
+    return (s, e) if secret_value(text[s:e], password) else None
 
 
-def _secret_value(value: str, password: bool) -> bool:
+def secret_value(value: str, password: bool) -> bool:
+    """Whether a value read after a secret word is masked: long, random-looking, enough entropy,
+    not a location, reference, placeholder or words."""
     if len(value) < (MIN_PASSWORD_CHARS if password else MIN_TOKEN_CHARS):
         return False
     if (not looks_random(value, MIN_PASSWORD_CHARS) or looks_like_location(value) or "://" in value

@@ -250,6 +250,19 @@ def _compiled() -> _Compiled:
     return _Compiled(rules, regexes, allow, allow_match, [re2.compile(a) for a in g_allow], g_stop, rule_set)
 
 
+def provider_names() -> frozenset[str]:
+    """The providers the rules are about, by name, lower-case: from each rule's id (Kingfisher's
+    ``kingfisher.mixpanel.1``, Nosey Parker's ``np.mapbox.2``, gitleaks' ``kraken-access-token``)
+    and its alphabetic keywords. Read by :mod:`tui_agent.safety.providers`."""
+    names = set()
+    for rule in compiled().rules:
+        source, rule_id = rule.id.split(":", 1)
+        parts = rule_id.split(".") if source in ("kingfisher", "noseyparker") else [rule_id.split("-")[0]]
+        names.add((parts[1] if len(parts) > 1 else parts[0]).lower())
+        names.update(k for k in rule.keywords if k.isalpha())
+    return frozenset(n for n in names if n.isalpha())
+
+
 # --- scanning ---------------------------------------------------------------------------------
 
 
