@@ -4,25 +4,12 @@ dated version, words, a path or part of a URL."""
 
 from __future__ import annotations
 
-import random
-import string
-
 import pytest
 
+from tests.unit.test_redaction_keywords import rand
 from tui_agent.safety import providers
 from tui_agent.safety.hygiene import REDACTED, redact
 from tui_agent.safety.rule_sets import provider_names
-
-ALNUM = string.ascii_letters + string.digits
-
-
-def rand(n: int, seed: int = 0) -> str:
-    rng = random.Random(f"{n}-{seed}")
-    while True:
-        s = "".join(rng.choice(ALNUM) for _ in range(n))
-        if any(c.isdigit() for c in s) and any(c.isupper() for c in s) and any(c.islower() for c in s):
-            return s
-
 
 TOKEN = rand(36)
 
