@@ -175,7 +175,8 @@ def identity(text: str, secret: str) -> str | None:
     i = text.find(secret)
     after = text[i + len(secret):i + len(secret) + 40]
     line = text[text.rfind("\n", 0, i) + 1:i]
-    if re.match(r"[\"'`]?\s*[:=]", after) and not re.search(r"[:=]\s*[\"'`]?$", line):
+    if (re.match(r"[A-Za-z_]", secret) and re.match(r"[\"'`]?\s*[:=]", after)
+            and not re.search(r"[:=]\s*[\"'`]?$", line)):
         return "field name"
     if re.match(r"\.[a-z0-9-]+\.[a-z]", after) or line.endswith("@"):
         return "host name"
