@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Input, TextArea
+from textual.widgets import ContentSwitcher, Input, TextArea
 
 from tui_agent.agent.handle import Request, RunHandle
 from tui_agent.widgets.actions import bindings, button, palette_commands
@@ -124,7 +124,9 @@ class MainScreen(TabActions, Screen):
                                              StepList(id="steps"))
         self.query_one(PlanPane).show(self.session)
         await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.handle.active))
-        await self.mount(Footer(compact=True))
+        from tui_agent.widgets.footer import KeysFooter
+
+        await self.mount(KeysFooter(compact=True))  # its keys updated in place (widgets/footer.py)
         for pane, title in (("#observation", "Observation"), ("#answer", "Answer"), ("#action", "Action"),
                             ("#steps", "Calls")):
             self.query_one(pane).border_title = title
