@@ -224,6 +224,8 @@ class TabControl:
         if was_shown:
             after.stale = True  # the screen showed the closed tab: draw this one anew
             self.show(after)
+        if app.main is not None and app.main.is_mounted:
+            app.main.forget_run(tab.handle)  # its list of calls
         self.redraw_strip()
 
     # -- a hidden tab's messages --------------------------------------------------------------------------

@@ -110,7 +110,7 @@ class MainScreen(TabActions, Screen):
 
     async def _mount_panes(self) -> None:
         from tui_agent.widgets.approval_bar import ActionPane
-        from tui_agent.widgets.step_list import StepList
+        from tui_agent.widgets.step_list import StepLists
 
         lower = self.query_one("#lower", ContentSwitcher)
         answer = MarkdownPane("", id="answer")
@@ -121,7 +121,8 @@ class MainScreen(TabActions, Screen):
         from tui_agent.widgets.plan_pane import PlanPane
 
         await self.query_one("#right").mount(PlanPane(id="plan"), ActionPane(approval, id="action"),
-                                             StepList(id="steps"))
+                                             StepLists(id="steps"))  # a list of calls per run shown
+        self.query_one("#steps", StepLists).for_run(self.handle)  # this run's, empty until its first call
         self.query_one(PlanPane).show(self.session)
         await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.handle.active))
         from tui_agent.widgets.footer import KeysFooter
@@ -155,7 +156,13 @@ class MainScreen(TabActions, Screen):
 
     @property
     def steps(self) -> "StepList":
-        return self.query_one("#steps")  # type: ignore[return-value]
+        """The shown run's list of calls (each run shown keeps its own: ``widgets/step_list.py``)."""
+        return self.query_one("#steps").for_run(self.handle)  # type: ignore[attr-defined]
+
+    def forget_run(self, handle: RunHandle) -> None:
+        """``handle``'s tab closed: its list of calls goes."""
+        if (lists := self.query_one_optional("#steps")) is not None:
+            lists.drop(handle)  # type: ignore[attr-defined]
 
     def set_question(self, question: str | None) -> None:
         self._question = question
