@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 # The regions the trace panes draw (``TraceView.show_event``).
 TRACE_REGIONS = frozenset({Region.QUESTION, Region.THOUGHT, Region.ACTION, Region.OBSERVATION, Region.ANSWER,
                            Region.CALLS})
+# How many long answers the Answer pane keeps rendered for the tabs shown before (widgets/trace_panes.py).
+KEPT_ANSWERS = 4
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
@@ -113,7 +115,7 @@ class MainScreen(TabActions, Screen):
         from tui_agent.widgets.step_list import StepLists
 
         lower = self.query_one("#lower", ContentSwitcher)
-        answer = MarkdownPane("", id="answer")
+        answer = MarkdownPane("", id="answer", keep=KEPT_ANSWERS)
         answer.display = False  # ContentSwitcher hides only children it had when mounted
         await lower.mount(MarkdownPane("*No observation yet.*", id="observation"), answer)
         lower.current = "observation"
