@@ -272,11 +272,11 @@ class MarkdownPane(VerticalScroll):
 
     @staticmethod
     def _markdown(text: str) -> Any:
-        from textual.widgets import Markdown
-
+        from tui_agent.widgets.long_lists import AnswerMarkdown
         from tui_agent.widgets.shown_links import parser
 
-        return Markdown(text, parser_factory=parser)  # links show what they open
+        # Links show what they open; a long list (an answer's sources) is one widget.
+        return AnswerMarkdown(text, parser_factory=parser)
 
     def _live(self) -> StreamingText:
         return self.query_one(StreamingText)
