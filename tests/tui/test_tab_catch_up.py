@@ -104,3 +104,25 @@ async def test_a_hidden_tab_shown_again_shows_its_run_as_a_new_view_would(chat_s
         assert [d for d in answer.children if isinstance(d, Markdown) and d.display] == [answer.document]
         assert rows(app.main.steps) == fresh_rows(first.handle.state)
         await footer_is_the_screens(pilot, app)
+
+
+async def test_a_list_synced_from_one_state_then_another_shows_what_a_new_list_of_the_other_shows():
+    from textual.app import App
+
+    from tui_agent.core.state import CallState
+
+    def calls(*specs):
+        return [CallState(f"c{i}", step, tool, {"topic": topic}, duration_s=dur)
+                for i, (step, tool, topic, dur) in enumerate(specs, 1)]
+
+    async with App().run_test():  # a table's cells are made in an app
+        table = StepList()
+        table.sync(calls((1, "lookup", "life", 1.0), (2, "lookup", "sky", None)))
+        # The same run further on (a call finished, one more), then another session reusing call ids.
+        for later in (calls((1, "lookup", "life", 1.0), (2, "lookup", "sky", 2.5), (3, "visit", "moon", None)),
+                      calls((2, "visit", "mars", None), (4, "lookup", "venus", 0.5), (4, "lookup", "pluto", None),
+                            (6, "visit", "io", None)), []):
+            table.sync(later)
+            fresh = StepList()
+            fresh.sync(later)
+            assert rows(table) == rows(fresh) and table._steps == fresh._steps

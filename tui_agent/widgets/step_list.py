@@ -105,13 +105,13 @@ class StepList(DataTable):
         if before == text:
             return
         self._shown[call.call_id] = text
+        self._steps[call.call_id] = call.step
         cells = (*text[:2], status_cell(call.label), *text[3:])
         if before is not None:
             for key, value, old, new in zip(("step", "tool", "status", "time", "args"), cells, before, text):
                 if old != new:
                     self.update_cell(call.call_id, key, value)
         else:
-            self._steps[call.call_id] = call.step
             self.add_row(*cells, key=call.call_id)
 
     def show_step(self, step: int | None) -> None:
