@@ -56,12 +56,13 @@ class LongBulletList(MarkdownBulletList):
     def render(self) -> Any:
         if self._items is None:
             return super().render()
-        return self._lines(self.content_region.width)
+        width = self.content_region.width
+        return self._lines(width) if width > 0 else Content("")
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         if self._items is None:
             return super().get_content_height(container, viewport, width)
-        return self._lines(width).plain.count("\n") + 1
+        return self._lines(width).plain.count("\n") + 1 if width > 0 else 0
 
 
 class AnswerMarkdown(Markdown):

@@ -168,6 +168,8 @@ class StepLists(Vertical):
     def drop(self, run: object) -> None:
         """Forget ``run``'s list (its tab closed)."""
         entry = self._lists.get(id(run))
-        if entry is not None and entry[0] is run and entry[1] is not self._shown:
+        if entry is not None and entry[0] is run:
             del self._lists[id(run)]
+            if entry[1] is self._shown:
+                self._shown = None
             entry[1].remove()
