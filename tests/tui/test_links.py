@@ -28,7 +28,6 @@ def _links(markdown) -> list[tuple[str, str]]:
 
 
 async def test_answer_links_open_only_http_urls_and_only_the_url_they_show(tmp_path):
-    from textual.widgets import Markdown
     from textual.widgets._markdown import MarkdownBlock
 
     app, _, model = scripted_app(tmp_path, [ANSWER], require_evidence=False)
@@ -36,7 +35,7 @@ async def test_answer_links_open_only_http_urls_and_only_the_url_they_show(tmp_p
     async with app.run_test(size=(120, 40)) as pilot:
         app._driver.open_url = lambda url, new_tab=True: opened.append(url)  # what reaches the system
         await wait_ended(pilot, app)
-        markdown = app.main.query_one("#answer").query_one(Markdown)
+        markdown = app.main.query_one("#answer").document
         await wait_until(pilot, lambda: _links(markdown), what=f"the answer's links rendered: {markdown._markdown!r}")
         links = _links(markdown)
         assert {href for _, href in links} == {"https://evil.example/phish", "https://ok.example/page"}

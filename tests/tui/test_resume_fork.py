@@ -14,8 +14,6 @@ import subprocess
 import sys
 import time
 
-from textual.widgets import DataTable
-
 from tests.helpers import NoteTool, call, settings_for
 from tests.integration.test_cli import ARTICLE, cli, isolated_env
 from tests.tui.conftest import scripted_settings, wait_ended, wait_pending, wait_until
@@ -69,7 +67,7 @@ def pane_text(app: ResearchApp, selector: str) -> str:
 
 
 def call_rows(app: ResearchApp) -> list[tuple[str, ...]]:
-    table = app.main.query_one("#steps", DataTable)
+    table = app.main.steps  # the shown run's list of calls
     return [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
 
 

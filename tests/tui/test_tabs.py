@@ -127,6 +127,8 @@ async def test_closing_a_live_tab_asks_then_marks_its_session_interrupted(chat_s
         app.screen.dismiss(True)
         await wait_until(pilot, lambda: len(app.tabs) == 1, what="the tab to close")
         assert app.tabs.shown is first and app.main.handle is first.handle and app.pending is not None
+        await wait_until(pilot, lambda: list(app.main.query("StepList")) == [app.main.steps],
+                         what="the closed tab's list of calls to go with it")
         await wait_until(pilot, lambda: not second.handle.active, what="the closed tab's run to stop")
         row = app.store.get_session(second.session_id)
         assert row.status == "interrupted" or row.termination == "cancelled", row

@@ -5,7 +5,9 @@ A message from a run names its handle (``bridge.RunMessage.origin``). The shown 
 the app's usual way (its panes redraw); a hidden tab's are folded into its handle's state and kept
 (the request that waits, the breakpoint's pause), and the tab is marked ``stale``: its panes catch
 up from the folded state when it is shown (``MainScreen.reset``), so a hidden run costs the shown
-tab's keys no redraw. The bell and the notifications name the tab they come from.
+tab's keys no redraw. Its list of calls is its run's own, kept hidden and caught up by the calls
+that changed (``widgets/step_list.py``); the Answer pane keeps the last long answers rendered. The
+bell and the notifications name the tab they come from.
 """
 
 from __future__ import annotations
@@ -224,6 +226,8 @@ class TabControl:
         if was_shown:
             after.stale = True  # the screen showed the closed tab: draw this one anew
             self.show(after)
+        if app.main is not None and app.main.is_mounted:
+            app.main.forget_run(tab.handle)  # its list of calls
         self.redraw_strip()
 
     # -- a hidden tab's messages --------------------------------------------------------------------------

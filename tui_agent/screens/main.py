@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Input, TextArea
+from textual.widgets import ContentSwitcher, Input, TextArea
 
 from tui_agent.agent.handle import Request, RunHandle
 from tui_agent.widgets.actions import bindings, button, palette_commands
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 # The regions the trace panes draw (``TraceView.show_event``).
 TRACE_REGIONS = frozenset({Region.QUESTION, Region.THOUGHT, Region.ACTION, Region.OBSERVATION, Region.ANSWER,
                            Region.CALLS})
+# How many long answers the Answer pane keeps rendered for the tabs shown before (widgets/trace_panes.py).
+KEPT_ANSWERS = 4
 # How often the Observation pane's "running for m:ss" of a call under way is refreshed (seconds).
 RUNNING_TICK_S = 1.0
 
@@ -110,10 +112,10 @@ class MainScreen(TabActions, Screen):
 
     async def _mount_panes(self) -> None:
         from tui_agent.widgets.approval_bar import ActionPane
-        from tui_agent.widgets.step_list import StepList
+        from tui_agent.widgets.step_list import StepLists
 
         lower = self.query_one("#lower", ContentSwitcher)
-        answer = MarkdownPane("", id="answer")
+        answer = MarkdownPane("", id="answer", keep=KEPT_ANSWERS)
         answer.display = False  # ContentSwitcher hides only children it had when mounted
         await lower.mount(MarkdownPane("*No observation yet.*", id="observation"), answer)
         lower.current = "observation"
@@ -121,10 +123,13 @@ class MainScreen(TabActions, Screen):
         from tui_agent.widgets.plan_pane import PlanPane
 
         await self.query_one("#right").mount(PlanPane(id="plan"), ActionPane(approval, id="action"),
-                                             StepList(id="steps"))
+                                             StepLists(id="steps"))  # a list of calls per run shown
+        self.query_one("#steps", StepLists).for_run(self.handle)  # this run's, empty until its first call
         self.query_one(PlanPane).show(self.session)
         await self.query_one("#meters").mount(button(MAIN_ACTIONS["submit_now"], disabled=not self.handle.active))
-        await self.mount(Footer(compact=True))
+        from tui_agent.widgets.footer import KeysFooter
+
+        await self.mount(KeysFooter(compact=True))  # its keys updated in place (widgets/footer.py)
         for pane, title in (("#observation", "Observation"), ("#answer", "Answer"), ("#action", "Action"),
                             ("#steps", "Calls")):
             self.query_one(pane).border_title = title
@@ -153,7 +158,13 @@ class MainScreen(TabActions, Screen):
 
     @property
     def steps(self) -> "StepList":
-        return self.query_one("#steps")  # type: ignore[return-value]
+        """The shown run's list of calls (each run shown keeps its own: ``widgets/step_list.py``)."""
+        return self.query_one("#steps").for_run(self.handle)  # type: ignore[attr-defined]
+
+    def forget_run(self, handle: RunHandle) -> None:
+        """``handle``'s tab closed: its list of calls goes."""
+        if (lists := self.query_one_optional("#steps")) is not None:
+            lists.drop(handle)  # type: ignore[attr-defined]
 
     def set_question(self, question: str | None) -> None:
         self._question = question

@@ -63,9 +63,7 @@ class TraceView:
         self.screen.query_one("#answer", MarkdownPane).set_markdown("")
         self.screen.query_one("#lower", ContentSwitcher).current = "observation"
         self.screen.thought.set_class(False, "-answer")  # the thought only: a screen class restyles every pane
-        self.screen.steps.reset()
-        for call in session.calls.values():
-            self.screen.steps.upsert(call)
+        self.screen.steps.sync(session.calls.values())  # the run's own list: only what changed since shown
         self.screen.action.set_mode("none")
         self.screen.action.show(Content.styled(NO_CALL, "$text-muted italic"))
         self.refresh_view()

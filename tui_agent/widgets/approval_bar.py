@@ -137,9 +137,11 @@ class ActionPane(Vertical):
                                       id="reject-box"))
 
     def mode(self) -> str:
+        # query_one_optional: a lookup by id (Textual caches it); query() walked the pane, and the
+        # footer asks for every binding (the main screen's check_action) each time bindings change.
         for part, selector in (("edit", "#arg-editor"), ("reject", "#reject-box")):
-            found = self.query(selector)
-            if found and found.first().display:
+            found = self.query_one_optional(selector)
+            if found is not None and found.display:
                 return part
         return "pending" if self.query_one(ApprovalBar).display else "none"
 

@@ -16,6 +16,8 @@ pane, and is rendered as Markdown once when it is complete.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from rich.segment import Segment
 from textual.containers import VerticalScroll
@@ -27,6 +29,8 @@ from textual.strip import Strip
 MARKDOWN_DEBOUNCE_S = 0.03
 # A following pane moves by this share of its height at once when the text reaches its bottom.
 FOLLOW_STEP = 0.5
+# A Markdown document this long (characters) is kept rendered by a pane that keeps documents.
+KEEP_CHARS = 2000
 
 
 def wrap_line(line: str, width: int) -> list[str]:
@@ -224,7 +228,12 @@ class MarkdownPane(VerticalScroll):
     cost per batch is the new text, and the screen's widget count stays the same. (Appending to
     Textual's ``Markdown`` mounts widgets for every block, and each mount lays out the whole
     screen again: measured, keys then waited up to seconds behind a long answer.) The next
-    ``set_markdown`` (the finished answer) renders it as Markdown once."""
+    ``set_markdown`` (the finished answer) renders it as Markdown once.
+
+    ``keep``: how many long documents stay rendered (hidden) after another replaced them, the
+    most recently shown first, so that showing one again (a tab switched back to: its answer
+    and a hundred sources are some 400 widgets) is a swap, drawn in the same frame, not a render.
+    A document is a function of its text alone: a kept one is what rendering its text shows."""
 
     DEFAULT_CSS = """
     MarkdownPane { height: 1fr; }
@@ -232,14 +241,22 @@ class MarkdownPane(VerticalScroll):
     MarkdownPane > StreamingText { height: 1fr; padding: 0 1 0 1; background: transparent; }
     """
 
-    def __init__(self, text: str = "", **kw) -> None:
+    def __init__(self, text: str = "", *, keep: int = 0, **kw) -> None:
         super().__init__(**kw)
         self._text = text
         self._timer = None
+        self._keep = keep
+        self._kept: dict[str, Any] = {}  # text -> its rendered Markdown (hidden), least recently shown first
+        self._doc: Any = None  # the Markdown shown (or hidden while text streams)
 
     @property
     def text(self) -> str:
         return self._text
+
+    @property
+    def document(self) -> Any:
+        """The Markdown widget showing ``text`` (hidden while text streams)."""
+        return self._doc
 
     @property
     def streaming(self) -> bool:
@@ -247,14 +264,19 @@ class MarkdownPane(VerticalScroll):
         return self._live().display
 
     def compose(self):
-        from textual.widgets import Markdown
-
-        from tui_agent.widgets.shown_links import parser
-
-        yield Markdown(self._text, parser_factory=parser)  # links show what they open
+        self._doc = self._markdown(self._text)
+        yield self._doc
         live = StreamingText()
         live.display = False
         yield live
+
+    @staticmethod
+    def _markdown(text: str) -> Any:
+        from tui_agent.widgets.long_lists import AnswerMarkdown
+        from tui_agent.widgets.shown_links import parser
+
+        # Links show what they open; a long list (an answer's sources) is one widget.
+        return AnswerMarkdown(text, parser_factory=parser)
 
     def _live(self) -> StreamingText:
         return self.query_one(StreamingText)
@@ -267,32 +289,52 @@ class MarkdownPane(VerticalScroll):
         self._text = text
         if self._timer is not None:
             self._timer.stop()
+            self._timer = None
+        if text in self._kept:  # rendered already: shown at once
+            self._render_now(top)
+            return
         self._timer = self.set_timer(MARKDOWN_DEBOUNCE_S, lambda: self._render_now(top))
 
     def _show_markdown(self) -> None:
-        from textual.widgets import Markdown
-
         self._live().display = False
         self._live().set_text("")
-        self.query_one(Markdown).display = True
+        self._doc.display = True
 
     def _render_now(self, top: bool) -> None:
         self._timer = None
-        from textual.widgets import Markdown
-
-        self.query_one(Markdown).update(self._text)
+        doc, text = self._doc, self._text
+        kept = self._kept.pop(text, None)
+        if kept is None and doc.source == text:
+            pass  # shown already
+        elif kept is None and not self._worth_keeping(doc):
+            doc.update(text)
+        else:
+            if self._worth_keeping(doc):
+                self._kept[doc.source] = doc
+                doc.display = False
+            else:
+                doc.remove()
+            if kept is None:
+                kept = self._markdown(text)
+                self.mount(kept, before=self._live())
+            kept.display = True
+            self._doc = kept
+            while len(self._kept) > self._keep:
+                self._kept.pop(next(iter(self._kept))).remove()
         if top:
             self.scroll_home(animate=False)
 
+    def _worth_keeping(self, doc: Any) -> bool:
+        """A long document (it took a while to render) is kept when another replaces it."""
+        return self._keep > 0 and doc.display and len(doc.source) >= KEEP_CHARS
+
     def stream(self, text: str) -> None:
         """Start a streamed document with ``text`` (the text so far); ``append`` adds to it."""
-        from textual.widgets import Markdown
-
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         self._text = text
-        self.query_one(Markdown).display = False
+        self._doc.display = False
         live = self._live()
         live.display = True
         live.set_text(text)
