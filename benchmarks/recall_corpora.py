@@ -204,7 +204,8 @@ def trufflehog_recall(checkout: Path | None, redact, leaks, realistic, show: boo
         if show and not ok and split == "tune":  # the held-out misses stay unread
             print(f"  missed (tune) {s['path'].split('/')[2]:<24} {what:<11} {s['secret'][:40]!r} in "
                   f"{s['text'].strip()[:70]!r}")
-    print(f"{'recall, trufflehog detector tests (AGPL-3.0, from ' + str(checkout) + ')':<74}{'held-out':>18}{'tune':>18}")
+    title = f"recall, trufflehog detector tests (AGPL-3.0, from {checkout})"
+    print(f"{title:<74}{'held-out':>18}{'tune':>18}")
     for what, label in (("credential", "credentials (keys, tokens, passwords)"),
                         ("identity", "identities beside them (accounts, users, hosts, e-mails, field names)"),
                         ("all", "every reported string")):

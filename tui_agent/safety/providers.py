@@ -49,7 +49,8 @@ MAX_NAME_TAIL_CHARS = 30
 _RUN = re.compile(r"[a-z]{%d,}" % MIN_PROVIDER_NAME_CHARS)
 _BEFORE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./:-?&=#%\\")
 """A provider name right after one of these is inside a word, path, host, URL query or URN."""
-_TAIL = re.compile(r"[A-Za-z0-9_\-]{0,%d}(?![A-Za-z0-9_\-])(?:[\"'`\])]{0,2}[ \t]*(?:\(|,(?=[ \t]*[\"'`])))?" % MAX_NAME_TAIL_CHARS)
+_TAIL = re.compile(r"[A-Za-z0-9_\-]{0,%d}(?![A-Za-z0-9_\-])" % MAX_NAME_TAIL_CHARS
+                   + r"(?:[\"'`\])]{0,2}[ \t]*(?:\(|,(?=[ \t]*[\"'`])))?")
 MIN_RANDOM_RUN_CHARS = 12
 """A value after a provider's name needs a run of this many letters and digits, mixed, that is not
 words (``bedrock-2023-05-31``, ``microsoft_365_copilot`` and ``token-counting`` have none)."""

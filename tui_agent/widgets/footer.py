@@ -7,7 +7,7 @@ the unavailable ones hidden, and when the bindings change it only shows, hides, 
 the keys it has. It composes anew only when what the footer would show cannot be had that way (a
 binding it has no key for, or a key group that would be drawn otherwise); what it shows is what
 Textual's footer shows for the same bindings (``tests/tui/test_snapshots.py``, and
-``tests/tui/test_footer.py`` compares the two as the bindings change).
+``tests/tui/test_tab_catch_up.py`` checks its keys against the screen's active bindings at every stop).
 """
 
 from __future__ import annotations
