@@ -39,3 +39,14 @@ def test_a_run_without_whitespace_waits_at_most_the_holdback_and_is_then_shown_r
     before_end = "".join(shown)
     assert before_end and len(text) - len(before_end) <= STREAM_HOLDBACK_CHARS  # ...but not for ever
     assert token[:8] not in before_end + r.flush()
+
+
+def test_a_value_after_a_provider_name_streams_masked_in_any_pieces():
+    value = "EeOPHL7PyBlUk0qkJX72sDtdNL3WLdpxg1czllR"
+    text = f'the template client is set up: apiTemplate := "{value}"\nand cloudmersive: {value} too.\n'
+    expected = redact(text, {})
+    assert value not in expected
+    for size in (1, 3, 7, 16, 50):
+        out = stream(text, size)
+        assert "".join(out) == expected
+        assert not any(value[:8] in piece for piece in out)
