@@ -31,8 +31,6 @@ class Shown(NamedTuple):
 
     binding: Binding
     enabled: bool
-    tooltip: str
-    available: bool  # False: the screen's check_action said False (Textual's footer leaves it out)
 
 
 def ident(binding: Binding) -> tuple[str, str, str]:
@@ -48,7 +46,7 @@ def _bindings(screen: Screen, every: bool) -> dict[str, Shown]:
             state = app._check_action_state(binding.action, namespace)
             if state is False and not every:
                 continue
-            shown = Shown(binding, bool(state), binding.tooltip, state is not False)
+            shown = Shown(binding, bool(state))
             existing = found.get(key)
             if existing is None or (binding.priority and not existing.binding.priority):
                 found[key] = shown
@@ -91,7 +89,7 @@ class KeysFooter(Footer):
         shown = _bindings(screen, every=False)
         every = _bindings(screen, every=True)
         runs = _runs(every)
-        if _projected(runs, {ident(s.binding) for s in shown.values()}) != _layout(_runs(shown)):
+        if _projected_layout(_layout(runs), {ident(s.binding) for s in shown.values()}) != _layout(_runs(shown)):
             runs = _runs(shown)  # the keys cannot be had by hiding some: compose what is shown
         available = {ident(s.binding): s for s in shown.values()}
         for group, keys in runs:
@@ -120,8 +118,9 @@ class KeysFooter(Footer):
     def _key(self, s: Shown, available: dict[tuple[str, str, str], Shown], *, grouped: bool) -> FooterKey:
         b = s.binding
         now = available.get(ident(b), s)
+        tip = now.binding.tooltip
         key = FooterKey(b.key, self.app.get_key_display(b), "" if grouped else b.description, b.action,
-                        disabled=not now.enabled, tooltip=(now.tooltip or b.description) if grouped else now.tooltip,
+                        disabled=not now.enabled, tooltip=(tip or b.description) if grouped else tip,
                         classes="-grouped" if grouped else "").data_bind(compact=Footer.compact)
         key.display = ident(b) in available
         self._keys[ident(b)] = key
@@ -170,10 +169,6 @@ class KeysFooter(Footer):
         if key._disabled != (not s.enabled):
             key._disabled = not s.enabled
             key.set_class(not s.enabled, "-disabled")
-
-
-def _projected(runs: list[tuple[Any, list[Shown]]], available: set) -> list[tuple[Any, tuple]]:
-    return _projected_layout(_layout(runs), available)
 
 
 def _projected_layout(layout: list[tuple[Any, tuple]], available: set) -> list[tuple[Any, tuple]]:
