@@ -22,8 +22,8 @@ from functools import lru_cache
 from typing import Callable, Iterator
 
 from tui_agent.safety.values import (  # noqa: F401 (is_placeholder, entropy, looks_random: also read from here)
-    MIN_SECRET_VALUE_LENGTH, NOT_SECRET_VALUE_RE, REFERENCE_RE, WORDS_RE, entropy, is_placeholder, is_reference,
-    looks_like_location, looks_random)
+    MIN_SECRET_VALUE_LENGTH, NOT_SECRET_VALUE_RE, REFERENCE_RE, WORDS_RE, ascii_lower, entropy, is_placeholder,
+    is_reference, looks_like_location, looks_random)
 
 MIN_PASSWORD_LENGTH = 6
 """Shortest value of a password-named assignment that is masked."""
@@ -205,7 +205,7 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
     else:
         lowered = text.lower()
         if len(lowered) != len(text):  # a few characters lower-case to two: ASCII-only lowering
-            lowered = text.translate(_ASCII_LOWER)
+            lowered = ascii_lower(text)
         keywords = _KEYWORDS
     hits = sorted({i for kw in keywords for i in _find_all(lowered, kw)})
     in_netrc_line = _NetrcLines(text)
@@ -238,7 +238,6 @@ def assignment_spans(text: str) -> Iterator[tuple[int, int, str]]:
             done_until = max(done_until, m.end())
 
 
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 _KEYWORDS_BYTES = tuple(k.encode() for k in _KEYWORDS)
 
 

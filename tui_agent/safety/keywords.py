@@ -26,8 +26,8 @@ import re
 from typing import Iterator
 
 from tui_agent.safety.values import (  # noqa: F401 (wordy: also read from here)
-    NOT_SECRET_VALUE_RE, REFERENCE_RE, entropy, is_placeholder, is_reference, looks_like_location, looks_random,
-    wordy)
+    NOT_SECRET_VALUE_RE, REFERENCE_RE, ascii_lower, entropy, is_placeholder, is_reference, looks_like_location,
+    looks_random, wordy)
 
 MIN_TOKEN_CHARS = 16
 """Shortest value masked after a token, key or secret word."""
@@ -64,7 +64,6 @@ _KEYWORD_RE = re.compile(
 )
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./:")
 """A keyword after one of these is part of a name, path or URN (oauth/token, type:access_token)."""
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 # spaces, quotes, bold marks; a line break only after spaces (a closing quote ends a string)
 _SEP = r"(?:[ \t*]*\r?\n[ \t\"'`*]*|[ \t\"'`*]*)"
 _FILLER = r"(?:(?:is|was|are|be|for|of|to|the|my|your|our|this|here|it|as|id|key|set)(?![A-Za-z0-9])|[:=/\-–—>|]{1,2})"
@@ -83,7 +82,7 @@ def keyword_spans(text: str) -> Iterator[tuple[int, int, str]]:
     done_until = -1
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lower-case to two: ASCII-only lowering
-        lowered = text.translate(_ASCII_LOWER)
+        lowered = ascii_lower(text)
     k = _KEYWORD_RE.search(lowered)
     while k is not None:
         pos = k.start()

@@ -29,7 +29,7 @@ from typing import Iterator
 
 from tui_agent.safety.keywords import KEYWORDS, value_after
 from tui_agent.safety.rule_sets import provider_names
-from tui_agent.safety.values import wordy
+from tui_agent.safety.values import ascii_lower, wordy
 
 COMMON_NAMES = frozenset(
     "access auth close column defined float front frame generic line linear private privacy monday notify "
@@ -56,7 +56,6 @@ MIN_RANDOM_RUN_CHARS = 12
 words (``bedrock-2023-05-31``, ``microsoft_365_copilot`` and ``token-counting`` have none)."""
 _ALNUM_RUN = re.compile(r"[A-Za-z0-9]{%d,}" % MIN_RANDOM_RUN_CHARS)
 _HASH = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 
 @lru_cache(maxsize=1)
@@ -68,7 +67,7 @@ def _names() -> frozenset[str]:
 def provider_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each random-looking value after a provider's name."""
     names = _names()
-    lowered = text.translate(_ASCII_LOWER)
+    lowered = ascii_lower(text)
     done_until = -1
     for m in _RUN.finditer(lowered):
         pos = m.start()

@@ -40,6 +40,15 @@ _DIGIT_RE = re.compile(r"\d")
 _SYMBOL_RE = re.compile(r"[^A-Za-z0-9]")
 
 
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with only A-Z lower-cased: the same length, so a match in it is a match in ``text``
+    at the same place (``str.lower`` turns a few characters into two)."""
+    return text.translate(_ASCII_LOWER)
+
+
 _REFERENCE_PREFIXES = ("os.environ/", "$")
 """A value that names where the secret is (litellm's ``os.environ/NAME``, ``$NAME/…``)."""
 
